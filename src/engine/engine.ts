@@ -1,0 +1,23 @@
+/** One row as the engine returns it: column name → JS value (already encoded for JSON, see encode.ts). */
+export type Row = Record<string, unknown>;
+
+/** The small interface both engines (pg pool, embedded PGlite) implement. */
+export interface Engine {
+  readonly name: 'pg' | 'pglite';
+  /** Run one read-only statement with positional text parameters ($1…); values never enter SQL text. */
+  query(sql: string, params: readonly (string | null)[], options?: QueryOptions): Promise<Row[]>;
+  /** Resolve when the database answers a trivial query; reject otherwise. */
+  ping(): Promise<void>;
+  /** Release connections; further queries fail. */
+  close(): Promise<void>;
+}
+
+export interface QueryOptions {
+  /** Aborting cancels the statement on the server (client went away). */
+  signal?: AbortSignal;
+}
+
+/** A privileged handle for schema, seeding and test fixtures: never used on the request path. */
+export interface AdminExec {
+  (sql: string, params?: readonly unknown[]): Promise<unknown>;
+}

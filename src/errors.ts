@@ -1,0 +1,47 @@
+/**
+ * Every error the service answers with, declared once (DESIGN 3): stable code → HTTP status and
+ * the generic message used when no specific one is given.
+ */
+export const ERRORS = {
+  unauthorized: { status: 401, message: 'A valid access token is required (X-API-KEY or Authorization: Bearer).' },
+  forbidden: { status: 403, message: 'This access token may not call that stored query.' },
+  not_found: { status: 404, message: 'Not found.' },
+  method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  missing_parameter: { status: 400, message: 'A required parameter is missing.' },
+  invalid_parameter: { status: 400, message: 'A parameter has an invalid value.' },
+  invalid_body: { status: 400, message: 'The request body must be a JSON object.' },
+  invalid_sql: { status: 400, message: 'The sql parameter was rejected.' },
+  sandbox_disabled: { status: 400, message: 'This stored query does not accept sql: sandboxing is disabled.' },
+  query_error: { status: 400, message: 'The database rejected the query.' },
+  payload_too_large: { status: 413, message: 'The request body or query string is too large.' },
+  uri_too_long: { status: 414, message: 'The request URL is too long.' },
+  query_timeout: { status: 504, message: 'The query exceeded the statement timeout.' },
+  database_unavailable: { status: 503, message: 'The database is unavailable; retry shortly.' },
+  internal: { status: 500, message: 'Internal error.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** An error that maps to a DESIGN error body; anything else thrown becomes `internal`. */
+export class HttpError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly param: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message?: string, options: { param?: string; headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(message ?? ERRORS[code].message, { cause: options.cause });
+    this.name = 'HttpError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.param = options.param;
+    this.headers = options.headers ?? {};
+  }
+
+  /** The JSON error envelope of DESIGN 3. */
+  toBody(): { error: { code: ErrorCode; message: string; param?: string } } {
+    const error: { code: ErrorCode; message: string; param?: string } = { code: this.code, message: this.message };
+    if (this.param !== undefined) error.param = this.param;
+    return { error };
+  }
+}

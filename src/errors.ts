@@ -9,7 +9,6 @@ export const ERRORS = {
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   missing_parameter: { status: 400, message: 'A required parameter is missing.' },
   invalid_parameter: { status: 400, message: 'A parameter has an invalid value.' },
-  invalid_body: { status: 400, message: 'The request body must be a JSON object.' },
   invalid_sql: { status: 400, message: 'The sql parameter was rejected.' },
   sandbox_disabled: { status: 400, message: 'This stored query does not accept sql: sandboxing is disabled.' },
   query_error: { status: 400, message: 'The database rejected the query.' },

@@ -1,0 +1,92 @@
+-- logs.all: log rows of one project within an optional time range (SPEC 2.5).
+-- Nine sources, one CTE each, named after the table it reads. Inside its own body a CTE's name
+-- still means the table (a non-recursive CTE cannot see itself); everywhere after, it means the
+-- filtered CTE, which is what sandboxed caller SQL reads.
+-- Absent or empty time bounds are bound as NULL; unnamed statements are planned with their
+-- parameter values, so the IS NULL branches fold away and the (project, timestamp desc) index is used.
+with
+-- edge request logs
+edge_logs as (
+  select t.id, t.timestamp, t.event_message, t.metadata
+  from edge_logs t
+  where t.project = @project
+    and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
+    and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
+  order by t.timestamp desc
+),
+-- database logs
+postgres_logs as (
+  select t.id, t.timestamp, t.event_message, t.metadata
+  from postgres_logs t
+  where t.project = @project
+    and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
+    and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
+  order by t.timestamp desc
+),
+-- function edge logs
+function_edge_logs as (
+  select t.id, t.timestamp, t.event_message, t.metadata
+  from function_edge_logs t
+  where t.metadata->>'project_ref' = @project
+    and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
+    and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
+  order by t.timestamp desc
+),
+-- function logs
+function_logs as (
+  select t.id, t.timestamp, t.event_message, t.metadata
+  from function_logs t
+  where t.metadata->>'project_ref' = @project
+    and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
+    and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
+  order by t.timestamp desc
+),
+-- auth logs
+auth_logs as (
+  select t.id, t.timestamp, t.event_message, t.metadata
+  from auth_logs t
+  where t.project = @project
+    and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
+    and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
+  order by t.timestamp desc
+),
+-- realtime logs
+realtime_logs as (
+  select t.id, t.timestamp, t.event_message, t.metadata
+  from realtime_logs t
+  where t.metadata->>'project' = @project
+    and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
+    and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
+  order by t.timestamp desc
+),
+-- storage logs
+storage_logs as (
+  select t.id, t.timestamp, t.event_message, t.metadata
+  from storage_logs t
+  where t.metadata->>'project' = @project
+    and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
+    and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
+  order by t.timestamp desc
+),
+-- REST API logs
+postgrest_logs as (
+  select t.id, t.timestamp, t.event_message, t.metadata
+  from postgrest_logs t
+  where t.project = @project
+    and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
+    and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
+  order by t.timestamp desc
+),
+-- connection-pooler logs
+pgbouncer_logs as (
+  select t.id, t.timestamp, t.event_message, t.metadata
+  from pgbouncer_logs t
+  where t.project = @project
+    and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
+    and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
+  order by t.timestamp desc
+)
+select id, timestamp, event_message, metadata
+from edge_logs
+order by timestamp desc
+limit 100

@@ -1,0 +1,35 @@
+-- usage.api-counts: requests per bucket to four API areas for one project (SPEC 2.6).
+-- The window is anchored at now(): one value per statement, so every row sees the same start.
+-- date_trunc's third argument pins buckets to UTC whatever the session time zone.
+-- count(*) filter (...) is never null, so the sums need no coalesce.
+with
+window_spec as (
+  select
+    case @interval
+      when 'hourly' then interval '1 hour'
+      when 'daily' then interval '7 days'
+      when 'minutely' then interval '60 minutes'
+    end as span,
+    case @interval
+      when 'hourly' then 'hour'
+      when 'daily' then 'day'
+      when 'minutely' then 'minute'
+    end as bucket
+),
+requests as (
+  select e.timestamp, e.metadata->'request'->>'path' as path
+  from edge_logs e
+  cross join window_spec w
+  where e.timestamp >= now() - w.span
+    and e.metadata->'request'->>'url' ~ @project
+)
+select
+  date_trunc(w.bucket, r.timestamp, 'UTC') as timestamp,
+  count(*) filter (where strpos(r.path, '/rest') > 0) as total_rest_requests,
+  count(*) filter (where strpos(r.path, '/storage') > 0) as total_storage_requests,
+  count(*) filter (where strpos(r.path, '/auth') > 0) as total_auth_requests,
+  count(*) filter (where strpos(r.path, '/realtime') > 0) as total_realtime_requests
+from requests r
+cross join window_spec w
+group by 1
+order by 1

@@ -1,0 +1,315 @@
+/**
+ * In-memory result cache with request coalescing and background warming (DESIGN 4).
+ * Pure: knows nothing about HTTP or databases; the caller supplies a `load` function per key.
+ */
+
+/** Milliseconds since some epoch; injectable so tests never sleep through real TTLs. */
+export interface Clock {
+  now(): number;
+}
+
+/** A fully encoded response body plus what the server needs to answer from it. */
+export interface CachedResult {
+  body: Buffer;
+  etag: string;
+  rows: number;
+  truncated: boolean;
+  dbTimeMs: number;
+}
+
+export interface CacheOptions {
+  maxEntries: number;
+  /** Bound on the sum of body.length + key.length over stored entries. */
+  maxBytes: number;
+  clock?: Clock;
+  setInterval?: typeof setInterval;
+  clearInterval?: typeof clearInterval;
+  onRefreshError?: (key: string, err: unknown) => void;
+  /** Warming tick period; default 1000 ms. Refreshes run at most this late. */
+  tickMs?: number;
+  /** Refreshes running at once, cache-wide; default 2. */
+  maxConcurrentRefreshes?: number;
+}
+
+/** Per stored query: `ttlMs <= 0` means caching disabled (every call runs `load`). */
+export interface CachePolicy {
+  ttlMs: number;
+  warmIntervalMs: number | null;
+}
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  coalesced: number;
+  /** Refresh loads that succeeded. */
+  refreshes: number;
+  refreshFailures: number;
+  /** Entries removed to respect maxEntries/maxBytes (not expiry or idleness). */
+  evictions: number;
+  /** Loads actually started: misses, refreshes and uncached calls. */
+  dbQueries: number;
+  entries: number;
+  bytes: number;
+}
+
+export type CacheStatus = 'hit' | 'miss' | 'coalesced';
+
+export interface CacheAnswer {
+  result: CachedResult;
+  status: CacheStatus;
+  ageMs: number;
+  ttlRemainingMs: number;
+}
+
+type Load = () => Promise<CachedResult>;
+
+interface Entry {
+  result: CachedResult;
+  /** When the load that produced `result` started: the data is at least this fresh. */
+  createdAt: number;
+  lastRequestedAt: number;
+  /** After a failed refresh: not retried before this, so an outage never costs more than normal warming. */
+  retryAt: number;
+  bytes: number;
+  // Kept with the entry so warming can re-run the latest definition without a caller.
+  policy: CachePolicy;
+  load: Load;
+}
+
+interface Flight {
+  promise: Promise<CachedResult>;
+  startedAt: number;
+  refresh: boolean;
+}
+
+const DEFAULT_TICK_MS = 1000;
+const DEFAULT_MAX_REFRESHES = 2;
+
+/** The canonical cache key: only declared parameters, in declared order, so unknown ones can't split or poison entries. */
+export function cacheKey(parts: {
+  queryId: string;
+  params: Record<string, string | null>;
+  declaredOrder: readonly string[];
+  sql: string | null;
+  redact: boolean;
+}): string {
+  // hasOwn: a parameter named e.g. "constructor" must not pick up Object.prototype members.
+  const params = parts.declaredOrder.map((name) => [name, Object.hasOwn(parts.params, name) ? (parts.params[name] ?? null) : null]);
+  // JSON of an array is unambiguous: no separator inside a value can collide with another layout.
+  return JSON.stringify([parts.queryId, params, parts.sql, parts.redact]);
+}
+
+/** LRU-bounded result cache; see DESIGN 4 for the guarantees. */
+export class ResultCache {
+  // Map insertion order is the LRU order: oldest request first.
+  private readonly entries = new Map<string, Entry>();
+  private readonly flights = new Map<string, Flight>();
+  private readonly runningRefreshes = new Set<Flight>();
+  private readonly clock: Clock;
+  private readonly setIntervalFn: typeof setInterval;
+  private readonly clearIntervalFn: typeof clearInterval;
+  private readonly tickMs: number;
+  private readonly maxRefreshes: number;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private bytes = 0;
+  private readonly counters = { hits: 0, misses: 0, coalesced: 0, refreshes: 0, refreshFailures: 0, evictions: 0, dbQueries: 0 };
+  private readonly opts: CacheOptions;
+
+  constructor(opts: CacheOptions) {
+    this.opts = opts;
+    this.clock = opts.clock ?? { now: () => Date.now() };
+    this.setIntervalFn = opts.setInterval ?? setInterval;
+    this.clearIntervalFn = opts.clearInterval ?? clearInterval;
+    this.tickMs = opts.tickMs ?? DEFAULT_TICK_MS;
+    this.maxRefreshes = Math.max(1, opts.maxConcurrentRefreshes ?? DEFAULT_MAX_REFRESHES);
+  }
+
+  /** Get a fresh entry or run `load` once for all concurrent callers of this key. */
+  async get(key: string, policy: CachePolicy, load: Load): Promise<CacheAnswer> {
+    const now = this.clock.now();
+    if (policy.ttlMs <= 0) return this.uncached(load, now);
+
+    const entry = this.entries.get(key);
+    if (entry) {
+      entry.lastRequestedAt = now;
+      entry.policy = policy;
+      entry.load = load;
+      this.touch(key, entry);
+      // Strict: an entry exactly ttl old is already too old to serve.
+      if (entry.createdAt + policy.ttlMs > now) {
+        this.counters.hits++;
+        return { result: entry.result, status: 'hit', ageMs: now - entry.createdAt, ttlRemainingMs: entry.createdAt + policy.ttlMs - now };
+      }
+    }
+
+    // Expired or absent. A load already running (a miss, or a refresh of the expired entry) is joined.
+    const running = this.flights.get(key);
+    if (running) {
+      this.counters.coalesced++;
+      return this.answer(await running.promise, 'coalesced', running.startedAt, policy);
+    }
+    if (entry) this.remove(key);
+    this.counters.misses++;
+    const flight = this.startFlight(key, policy, load, false, now);
+    return this.answer(await flight.promise, 'miss', flight.startedAt, policy);
+  }
+
+  /** Counters since construction plus current size. */
+  stats(): CacheStats {
+    return { ...this.counters, entries: this.entries.size, bytes: this.bytes };
+  }
+
+  /** Start the warming tick (idempotent); the timer is unref'd so it never keeps the process alive. */
+  startWarming(): void {
+    if (this.timer) return;
+    const set = this.setIntervalFn;
+    this.timer = set(() => this.tick(), this.tickMs);
+    this.timer.unref?.();
+  }
+
+  /** Stop warming and forget in-flight loads: their callers still get results, but nothing is stored. */
+  stop(): void {
+    if (this.timer) {
+      const clear = this.clearIntervalFn;
+      clear(this.timer);
+      this.timer = null;
+    }
+    this.flights.clear();
+    this.runningRefreshes.clear();
+  }
+
+  /** Drop every entry; loads already running are forgotten so they cannot repopulate stale data. */
+  clear(): void {
+    this.entries.clear();
+    this.flights.clear();
+    this.bytes = 0;
+  }
+
+  private async uncached(load: Load, startedAt: number): Promise<CacheAnswer> {
+    // `disabled` caching: every call runs the query, no coalescing (DESIGN 4).
+    this.counters.misses++;
+    this.counters.dbQueries++;
+    const result = await load();
+    return { result, status: 'miss', ageMs: Math.max(0, this.clock.now() - startedAt), ttlRemainingMs: 0 };
+  }
+
+  private answer(result: CachedResult, status: CacheStatus, startedAt: number, policy: CachePolicy): CacheAnswer {
+    const now = this.clock.now();
+    return { result, status, ageMs: Math.max(0, now - startedAt), ttlRemainingMs: Math.max(0, startedAt + policy.ttlMs - now) };
+  }
+
+  private startFlight(key: string, policy: CachePolicy, load: Load, refresh: boolean, startedAt: number): Flight {
+    this.counters.dbQueries++;
+    // Wrapping catches a synchronous throw from `load` so it rejects like an async failure.
+    const promise = new Promise<CachedResult>((resolve) => resolve(load()));
+    const flight: Flight = { promise, startedAt, refresh };
+    this.flights.set(key, flight);
+    if (refresh) this.runningRefreshes.add(flight);
+    // Registered before any caller awaits, so the entry is stored by the time callers resume.
+    promise.then(
+      (result) => this.settle(key, flight, () => this.store(key, flight, policy, load, result)),
+      (err: unknown) => this.settle(key, flight, () => this.refreshFailed(key, flight, err)),
+    );
+    return flight;
+  }
+
+  private settle(key: string, flight: Flight, apply: () => void): void {
+    this.runningRefreshes.delete(flight);
+    // After clear()/stop() the flight is no longer ours: its outcome must not touch the cache.
+    if (this.flights.get(key) === flight) {
+      this.flights.delete(key);
+      apply();
+    }
+    if (flight.refresh) this.pump(this.clock.now());
+  }
+
+  private refreshFailed(key: string, flight: Flight, err: unknown): void {
+    // Miss failures reach their callers via the promise; errors are never stored either way.
+    if (!flight.refresh) return;
+    this.counters.refreshFailures++;
+    const entry = this.entries.get(key);
+    if (entry) entry.retryAt = this.clock.now() + (entry.policy.warmIntervalMs ?? 0);
+    try {
+      this.opts.onRefreshError?.(key, err);
+    } catch {
+      // A faulty reporter must not turn into an unhandled rejection.
+    }
+  }
+
+  private store(key: string, flight: Flight, policy: CachePolicy, load: Load, result: CachedResult): void {
+    const now = this.clock.now();
+    const existing = this.entries.get(key);
+    if (flight.refresh) {
+      this.counters.refreshes++;
+      // Evicted or dropped while refreshing: don't resurrect it.
+      if (!existing) return;
+    }
+    const bytes = result.body.length + key.length;
+    const ttlMs = existing?.policy.ttlMs ?? policy.ttlMs;
+    // Too big to ever fit, or already too old to serve (load outlasted the ttl): serve, don't store.
+    if (bytes > this.opts.maxBytes || this.opts.maxEntries < 1 || flight.startedAt + ttlMs <= now) {
+      if (existing) this.remove(key);
+      return;
+    }
+    if (existing) {
+      // In place: a refresh is not a request, so it must not move the entry in LRU order.
+      this.bytes += bytes - existing.bytes;
+      existing.result = result;
+      existing.createdAt = flight.startedAt;
+      existing.retryAt = 0;
+      existing.bytes = bytes;
+    } else {
+      this.entries.set(key, { result, createdAt: flight.startedAt, lastRequestedAt: flight.startedAt, retryAt: 0, bytes, policy, load });
+      this.bytes += bytes;
+    }
+    this.evict();
+  }
+
+  private evict(): void {
+    for (const key of this.entries.keys()) {
+      if (this.entries.size <= this.opts.maxEntries && this.bytes <= this.opts.maxBytes) return;
+      this.remove(key);
+      this.counters.evictions++;
+    }
+  }
+
+  private touch(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+
+  private tick(): void {
+    const now = this.clock.now();
+    for (const [key, entry] of this.entries) {
+      if (this.flights.has(key)) continue;
+      const { ttlMs } = entry.policy;
+      // Expired entries can never be served again; idle ones (nobody asked for ttl) stop being warmed.
+      if (entry.createdAt + ttlMs <= now || now - entry.lastRequestedAt >= ttlMs) this.remove(key);
+    }
+    this.pump(now);
+  }
+
+  /** Start due refreshes, oldest result first, up to the concurrency cap; called per tick and as refreshes finish. */
+  private pump(now: number): void {
+    if (!this.timer) return;
+    const slots = this.maxRefreshes - this.runningRefreshes.size;
+    if (slots <= 0) return;
+    const due: [string, Entry][] = [];
+    for (const [key, entry] of this.entries) {
+      const { ttlMs, warmIntervalMs } = entry.policy;
+      if (warmIntervalMs === null || warmIntervalMs <= 0 || this.flights.has(key)) continue;
+      if (entry.createdAt + warmIntervalMs > now || entry.retryAt > now) continue;
+      if (entry.createdAt + ttlMs <= now || now - entry.lastRequestedAt >= ttlMs) continue;
+      due.push([key, entry]);
+    }
+    due.sort((a, b) => a[1].createdAt - b[1].createdAt);
+    for (const [key, entry] of due.slice(0, slots)) this.startFlight(key, entry.policy, entry.load, true, now);
+  }
+}

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+
+/** Everything the service reads from its environment, validated once at start-up (DESIGN 7). */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | null;
+  logSchema: string;
+  /** Tokens as given; empty when none is configured (embedded mode then generates one). */
+  accessTokens: string[];
+  dataDir: string | null;
+  statementTimeoutMs: number;
+  cacheMaxEntries: number;
+  cacheMaxBytes: number;
+  corsOrigin: string;
+  logLevel: LogLevel;
+  poolMax: number;
+  connectTimeoutMs: number;
+  maxBodyBytes: number;
+  maxUrlBytes: number;
+  /** Rows the embedded store is seeded with on first start (edge rows; other sources proportional). */
+  seedRows: number;
+}
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A bad environment value: start-up prints the message (naming the variable) and exits. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Read env → defaults → validate. Throws ConfigError naming the variable at fault. */
+export function readConfig(env: Env = process.env): Config {
+  const str = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got ${raw}`);
+    return n;
+  };
+
+  const databaseUrl = str('DATABASE_URL') ?? null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  const logSchema = str('LOG_SCHEMA') ?? 'logs';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(logSchema)) {
+    throw new ConfigError(`LOG_SCHEMA must be a lowercase identifier ([a-z_][a-z0-9_]*), got "${logSchema}"`);
+  }
+  const logLevel = (str('LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+
+  const accessTokens = readTokens(str('ACCESS_TOKENS'), str('ACCESS_TOKENS_FILE'));
+  if (databaseUrl !== null && accessTokens.length === 0) {
+    throw new ConfigError('ACCESS_TOKENS or ACCESS_TOKENS_FILE must be set when DATABASE_URL is set');
+  }
+
+  return Object.freeze({
+    port: int('PORT', 4000, 0, 65535),
+    host: str('HOST') ?? '127.0.0.1',
+    databaseUrl,
+    logSchema,
+    accessTokens,
+    dataDir: str('DATA_DIR') ?? null,
+    statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 15_000, 1, 3_600_000),
+    cacheMaxEntries: int('CACHE_MAX_ENTRIES', 1_000, 1, 10_000_000),
+    cacheMaxBytes: int('CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
+    corsOrigin: str('CORS_ORIGIN') ?? '*',
+    logLevel,
+    poolMax: int('POOL_MAX', 10, 1, 1000),
+    connectTimeoutMs: int('CONNECT_TIMEOUT_MS', 2_000, 1, 600_000),
+    maxBodyBytes: int('MAX_BODY_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    maxUrlBytes: int('MAX_URL_BYTES', 16 * 1024, 256, 1024 * 1024),
+    seedRows: int('SEED_ROWS', 20_000, 0, 10_000_000),
+  });
+}
+
+function readTokens(list: string | undefined, file: string | undefined): string[] {
+  const tokens: string[] = [];
+  if (list !== undefined) tokens.push(...list.split(','));
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`ACCESS_TOKENS_FILE cannot be read: ${(err as Error).message}`);
+    }
+    tokens.push(...text.split('\n').filter((line) => !line.trimStart().startsWith('#')));
+  }
+  const cleaned = tokens.map((t) => t.trim()).filter((t) => t !== '');
+  for (const t of cleaned) {
+    if (t.length < 16) throw new ConfigError('ACCESS_TOKENS: every token must be at least 16 characters');
+    if (/\s/.test(t)) throw new ConfigError('ACCESS_TOKENS: tokens cannot contain whitespace');
+  }
+  return cleaned;
+}

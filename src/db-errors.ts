@@ -1,0 +1,45 @@
+import { HttpError } from './errors.ts';
+
+/** What the request was doing when the database failed, to attribute the error correctly. */
+export interface DbErrorContext {
+  /** The request carried sandboxed caller SQL (its runtime errors are the caller's, 400). */
+  callerSql: boolean;
+  /** Name of the stored query's regular-expression parameter, if it has one. */
+  regexParam: string | undefined;
+}
+
+// Node socket errors and pg's own messages for a connection that could not be made or was lost.
+const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOENT']);
+const CONNECTION_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|connection (?:is )?closed|Client has encountered a connection error|Cannot use a pool after calling end|the database system is (?:starting up|shutting down|in recovery mode)|embedded database is closed/i;
+
+const RETRY_AFTER_SECONDS = '2';
+
+/** Map an error thrown by an engine to the HttpError of DESIGN 3; unknown errors are returned as `internal`. */
+export function mapDbError(err: unknown, ctx: DbErrorContext): HttpError {
+  if (err instanceof HttpError) return err;
+  const e = (err ?? {}) as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : String(err);
+  const unavailable = () =>
+    new HttpError('database_unavailable', undefined, { headers: { 'Retry-After': RETRY_AFTER_SECONDS }, cause: err });
+
+  if (CONNECTION_ERRNOS.has(code) || (code === '' && CONNECTION_MESSAGES.test(message))) return unavailable();
+  if (!/^[0-9A-Z]{5}$/.test(code)) return new HttpError('internal', undefined, { cause: err });
+
+  // SQLSTATE classes (PostgreSQL manual, appendix A).
+  const cls = code.slice(0, 2);
+  if (code === '57014') return new HttpError('query_timeout', undefined, { cause: err }); // query_canceled: statement timeout or our cancel
+  if (cls === '08' || cls === '53' || code === '57P01' || code === '57P02' || code === '57P03' || code === '3D000' || code === '28000' || code === '28P01') {
+    return unavailable(); // connection exception, insufficient resources, shutdown, missing database or role
+  }
+  if (code === '2201B' && ctx.regexParam !== undefined && !ctx.callerSql) {
+    return new HttpError('invalid_parameter', `Parameter "${ctx.regexParam}" is not a valid regular expression: ${message}`, {
+      param: ctx.regexParam,
+      cause: err,
+    });
+  }
+  if (ctx.callerSql && cls !== 'XX' && cls !== '58') {
+    return new HttpError('query_error', `The database rejected the query: ${message}`, { cause: err });
+  }
+  return new HttpError('internal', undefined, { cause: err });
+}

@@ -1,0 +1,546 @@
+/**
+ * Deterministic demo logs for the nine log sources (DESIGN 2): realistic enough to exercise both
+ * stored queries and PII redaction (e-mail, IPv4 and IPv6 addresses), cheap enough to make a
+ * million edge rows in seconds.
+ *
+ * Every row is drawn from its own PRNG stream keyed by (seed, table, row index), so any slice of a
+ * table can be generated on its own (the seed script streams in batches) and is identical to the
+ * same rows of a full generation.
+ */
+import type { AdminExec } from './engine/engine.ts';
+import { LOG_TABLES, checkSchemaName, type LogTable } from './schema.ts';
+
+/** One table's rows, column by column (the shape the bulk insert sends as array parameters). */
+export interface DemoColumns {
+  id: string[];
+  /** ISO 8601 UTC with microseconds, e.g. 2026-11-22T10:15:30.123456Z. */
+  timestamp: string[];
+  event_message: string[];
+  project: (string | null)[];
+  /** JSON text of an object. */
+  metadata: string[];
+}
+
+export type DemoLogs = Record<LogTable, DemoColumns>;
+
+export interface DemoOptions {
+  /** Number of edge_logs rows; the other sources get proportional counts (see demoRowCounts). */
+  rows: number;
+  /** PRNG seed; same seed, rows, now and projects give identical output. Default 1. */
+  seed?: number;
+  /** Timestamps fall within the 7 days before this instant. Default: the current time. */
+  now?: Date;
+  /** Project refs rows are spread over (the first gets the most rows). Default DEMO_PROJECTS. */
+  projects?: string[];
+}
+
+export const DEMO_PROJECTS: readonly string[] = ['default', 'acme-prod', 'acme-staging'];
+
+/** Rows per source relative to edge_logs. */
+const RATIOS: Record<LogTable, number> = {
+  edge_logs: 1,
+  postgres_logs: 0.5,
+  function_edge_logs: 0.15,
+  function_logs: 0.2,
+  auth_logs: 0.1,
+  realtime_logs: 0.1,
+  storage_logs: 0.15,
+  postgrest_logs: 0.2,
+  pgbouncer_logs: 0.1,
+};
+
+/** Rows each table gets for `rows` edge rows (at least one per table when rows > 0). */
+export function demoRowCounts(rows: number): Record<LogTable, number> {
+  if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`rows must be a non-negative integer, got ${rows}`);
+  const counts = {} as Record<LogTable, number>;
+  for (const table of LOG_TABLES) counts[table] = rows === 0 ? 0 : Math.max(1, Math.round(rows * RATIOS[table]));
+  return counts;
+}
+
+/** All nine tables in memory. For very large counts prefer generateDemoTable in slices. */
+export function generateDemoLogs(opts: DemoOptions): DemoLogs {
+  const counts = demoRowCounts(opts.rows);
+  const logs = {} as DemoLogs;
+  for (const table of LOG_TABLES) logs[table] = generateDemoTable(table, opts, 0, counts[table]);
+  return logs;
+}
+
+/** Rows [start, start + count) of one table, identical to the same rows of generateDemoLogs. */
+export function generateDemoTable(table: LogTable, opts: DemoOptions, start = 0, count?: number): DemoColumns {
+  const total = demoRowCounts(opts.rows)[table];
+  const end = Math.min(total, start + (count ?? total));
+  const projects = opts.projects ?? DEMO_PROJECTS;
+  if (projects.length === 0) throw new Error('projects must not be empty');
+  const nowUs = (opts.now ?? new Date()).getTime() * 1000;
+  const tableKey = fmix32(((opts.seed ?? 1) >>> 0) ^ fmix32(LOG_TABLES.indexOf(table) + 0x51ed27));
+  const projectPool = weightedPool(projects.map((p, i) => [p, projects.length - i] as const));
+  const source = SOURCES[table];
+  const n = Math.max(0, end - start);
+  const cols: DemoColumns = { id: new Array(n), timestamp: new Array(n), event_message: new Array(n), project: new Array(n), metadata: new Array(n) };
+  const r = new Rng();
+  for (let k = 0; k < n; k++) {
+    const i = start + k;
+    r.reset(fmix32((tableKey + Math.imul(i, 0x9e3779b1)) >>> 0));
+    // The first id word is a bijection of the row index, so ids are unique within a table.
+    cols.id[k] = uuid(fmix32((tableKey ^ 0xa5a5a5a5) + i), r);
+    const ts = timestampBefore(nowUs, r);
+    const row = source(r, r.pick(projectPool), ts);
+    cols.timestamp[k] = ts;
+    cols.event_message[k] = row.message;
+    cols.project[k] = row.project;
+    cols.metadata[k] = JSON.stringify(row.metadata);
+  }
+  return cols;
+}
+
+/** Bulk-insert every table (one `insert … select from unnest(...)` per batch); returns rows inserted. */
+export async function insertDemoLogs(exec: AdminExec, schema: string, logs: DemoLogs, batchSize = 5000): Promise<number> {
+  let inserted = 0;
+  for (const table of LOG_TABLES) inserted += await insertDemoColumns(exec, schema, table, logs[table], batchSize);
+  return inserted;
+}
+
+/** Bulk-insert one table's rows in batches; rows whose id already exists are skipped. Returns rows inserted. */
+export async function insertDemoColumns(exec: AdminExec, schema: string, table: LogTable, cols: DemoColumns, batchSize = 5000): Promise<number> {
+  if (!LOG_TABLES.includes(table)) throw new Error(`unknown log table "${table}"`);
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
+  // Array parameters keep values out of the SQL text and make a batch one round trip, whatever its size.
+  const sql =
+    `insert into ${checkSchemaName(schema)}.${table} (id, timestamp, event_message, project, metadata) ` +
+    'select * from unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::jsonb[]) on conflict (id) do nothing';
+  let inserted = 0;
+  for (let from = 0; from < cols.id.length; from += batchSize) {
+    const to = from + batchSize;
+    const result = await exec(sql, [
+      cols.id.slice(from, to),
+      cols.timestamp.slice(from, to),
+      cols.event_message.slice(from, to),
+      cols.project.slice(from, to),
+      cols.metadata.slice(from, to),
+    ]);
+    inserted += affectedRows(result);
+  }
+  return inserted;
+}
+
+/** pg reports `rowCount`, PGlite `affectedRows`. */
+function affectedRows(result: unknown): number {
+  const r = result as { rowCount?: unknown; affectedRows?: unknown } | null;
+  const n = r?.rowCount ?? r?.affectedRows;
+  return typeof n === 'number' ? n : 0;
+}
+
+// ---------------------------------------------------------------- randomness
+
+/** mulberry32: tiny, fast, good enough for demo data; one instance is re-seeded per row. */
+class Rng {
+  private s = 0;
+  reset(seed: number): void {
+    this.s = seed >>> 0;
+  }
+  u32(): number {
+    this.s = (this.s + 0x6d2b79f5) >>> 0;
+    let t = this.s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  }
+  /** Uniform in [0, 1). */
+  float(): number {
+    return this.u32() / 4294967296;
+  }
+  /** Uniform integer in [0, n). */
+  int(n: number): number {
+    return Math.floor(this.float() * n);
+  }
+  chance(p: number): boolean {
+    return this.float() < p;
+  }
+  pick<T>(items: readonly T[]): T {
+    return items[this.int(items.length)] as T;
+  }
+}
+
+/** murmur3's 32-bit finaliser: a bijection, so distinct inputs give distinct outputs. */
+function fmix32(x: number): number {
+  x = x >>> 0;
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
+/** Expand [value, weight] pairs into an array a uniform pick draws from with those weights. */
+function weightedPool<T>(entries: readonly (readonly [T, number])[]): T[] {
+  const pool: T[] = [];
+  for (const [value, weight] of entries) for (let i = 0; i < weight; i++) pool.push(value);
+  return pool;
+}
+
+const hex8 = (x: number): string => (x >>> 0).toString(16).padStart(8, '0');
+
+/** A version-4-shaped UUID whose first 32 bits are `head`. */
+function uuid(head: number, r: Rng): string {
+  const b = hex8((r.u32() & 0xffff0fff) | 0x4000);
+  const c = hex8((r.u32() & 0x3fffffff) | 0x80000000);
+  return `${hex8(head)}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${hex8(r.u32())}`;
+}
+
+const WEEK_S = 7 * 24 * 3600;
+const PAD3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+
+/** A microsecond ISO timestamp strictly inside the 7 days before `nowUs` (microseconds since epoch). */
+function timestampBefore(nowUs: number, r: Rng): string {
+  // Two draws: one 32-bit draw cannot resolve 6e11 microseconds.
+  const offset = Math.max(1, r.int(WEEK_S) * 1_000_000 + r.int(1_000_000));
+  const us = nowUs - offset;
+  const ms = Math.floor(us / 1000);
+  return `${new Date(ms).toISOString().slice(0, 23)}${PAD3[us - ms * 1000]}Z`;
+}
+
+// ---------------------------------------------------------------- shared vocabulary
+
+/** Fixed pools, built once from a constant stream so they do not depend on the seed. */
+const poolRng = new Rng();
+poolRng.reset(0xdecafbad);
+
+// Documentation address ranges (RFC 5737, RFC 3849): realistic shapes, nobody's real address.
+const IPV4 = Array.from({ length: 120 }, () => `${poolRng.pick(['203.0.113', '198.51.100', '192.0.2'])}.${1 + poolRng.int(254)}`);
+const IPV6 = Array.from({ length: 40 }, () => `2001:db8:${poolRng.int(0xffff).toString(16)}:${poolRng.int(0xffff).toString(16)}::${(1 + poolRng.int(0xfffe)).toString(16)}`);
+// A quarter of clients connect over IPv6 wherever a source picks from this mixed pool.
+const CLIENT_IPS = [...IPV4, ...IPV6];
+const INTERNAL_IPS = Array.from({ length: 12 }, () => `10.0.${poolRng.int(4)}.${2 + poolRng.int(250)}`);
+
+const EMAILS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'olivia', 'peggy', 'trent', 'victor', 'walter'].flatMap(
+  (name) => ['example.com', 'example.org', 'example.net'].map((domain) => `${name}@${domain}`),
+);
+
+const USER_AGENTS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15',
+  'Mozilla/5.0 (X11; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+  'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)',
+  'Deno/2.1.1',
+  'Dart/3.5 (dart:io)',
+  'curl/8.5.0',
+  'python-httpx/0.27.2',
+];
+const CLIENT_INFO = ['supabase-js-web/2.46.1', 'supabase-js-node/2.46.1', 'supabase-flutter/2.8.0', 'supabase-swift/2.20.0', 'supabase-py/2.10.0'];
+
+const FUNCTIONS = ['hello-world', 'stripe-webhook', 'send-email', 'resize-image', 'openai-chat'].map((name) => ({
+  name,
+  id: uuid(poolRng.u32(), poolRng),
+}));
+
+const ERROR_STATUSES = [400, 401, 401, 403, 404, 404, 404, 406, 409, 429, 500, 502, 503, 504];
+
+interface SourceRow {
+  message: string;
+  project: string | null;
+  metadata: Record<string, unknown>;
+}
+type Source = (r: Rng, project: string, timestamp: string) => SourceRow;
+
+// ---------------------------------------------------------------- edge requests
+
+interface Route {
+  path: string;
+  search: string[];
+  methods: string[];
+}
+
+// Paths cover the four areas usage.api-counts counts plus traffic it must not count. Weight = repeats.
+const ROUTES: Route[] = weightedPool<Route>([
+  [{ path: '/rest/v1/todos', search: ['?select=*', '?select=*&order=inserted_at.desc&limit=20', '?id=eq.42', ''], methods: ['GET', 'GET', 'GET', 'POST', 'PATCH', 'DELETE'] }, 12],
+  [{ path: '/rest/v1/profiles', search: ['?select=id,username,avatar_url', '?select=*&email=eq.{email}', '?id=eq.{n}'], methods: ['GET', 'GET', 'PATCH'] }, 8],
+  [{ path: '/rest/v1/orders', search: ['?select=*,order_items(*)', '?status=eq.pending&limit=50'], methods: ['GET', 'POST'] }, 5],
+  [{ path: '/rest/v1/rpc/search_products', search: [''], methods: ['POST'] }, 3],
+  // Counts as both /rest and /auth: SPEC 2.6 counts each area independently.
+  [{ path: '/rest/v1/rpc/auth_audit', search: [''], methods: ['POST'] }, 1],
+  [{ path: '/rest/v1/', search: [''], methods: ['GET', 'OPTIONS'] }, 1],
+  [{ path: '/storage/v1/object/public/avatars/user-{n}.png', search: [''], methods: ['GET'] }, 6],
+  [{ path: '/storage/v1/object/sign/documents/invoice-{n}.pdf', search: ['?token=eyJhbGciOiJIUzI1NiJ9'], methods: ['GET'] }, 3],
+  [{ path: '/storage/v1/object/uploads/photo-{n}.jpg', search: [''], methods: ['POST', 'PUT'] }, 2],
+  [{ path: '/storage/v1/bucket', search: [''], methods: ['GET'] }, 1],
+  [{ path: '/auth/v1/token', search: ['?grant_type=password', '?grant_type=refresh_token', '?grant_type=refresh_token'], methods: ['POST'] }, 7],
+  [{ path: '/auth/v1/user', search: [''], methods: ['GET', 'GET', 'PUT'] }, 4],
+  [{ path: '/auth/v1/signup', search: [''], methods: ['POST'] }, 1],
+  [{ path: '/auth/v1/otp', search: [''], methods: ['POST'] }, 1],
+  [{ path: '/auth/v1/logout', search: [''], methods: ['POST'] }, 1],
+  [{ path: '/auth/v1/admin/users', search: ['?email={email}'], methods: ['GET'] }, 1],
+  [{ path: '/realtime/v1/websocket', search: ['?vsn=1.0.0'], methods: ['GET'] }, 8],
+  [{ path: '/realtime/v1/api/broadcast', search: [''], methods: ['POST'] }, 1],
+  [{ path: '/graphql/v1', search: [''], methods: ['POST', 'POST', 'GET'] }, 3],
+  [{ path: '/functions/v1/{function}', search: [''], methods: ['POST', 'POST', 'GET'] }, 4],
+  [{ path: '/pg/meta/tables', search: [''], methods: ['GET'] }, 1],
+  [{ path: '/', search: [''], methods: ['GET'] }, 1],
+]);
+
+function okStatus(method: string, path: string): number {
+  if (path === '/realtime/v1/websocket') return 101;
+  if (method === 'POST' && (path.startsWith('/rest/v1/') && !path.includes('/rpc/'))) return 201;
+  if (method === 'DELETE' || method === 'OPTIONS') return 204;
+  return 200;
+}
+
+/** Fill the {n}, {email} and {function} placeholders of a route template. */
+function fill(template: string, r: Rng): string {
+  if (!template.includes('{')) return template;
+  return template.replace('{n}', String(1 + r.int(5000))).replace('{email}', r.pick(EMAILS)).replace('{function}', r.pick(FUNCTIONS).name);
+}
+
+const edge: Source = (r, project) => {
+  const route = r.pick(ROUTES);
+  const path = fill(route.path, r);
+  const search = fill(r.pick(route.search), r);
+  const method = r.pick(route.methods);
+  const status = r.chance(0.07) ? r.pick(ERROR_STATUSES) : okStatus(method, path);
+  const ip = r.chance(0.2) ? r.pick(IPV6) : r.pick(IPV4);
+  const ua = r.pick(USER_AGENTS);
+  const host = `${project}.example.co`;
+  const url = `https://${host}${path}${search}`;
+  const requestId = uuid(r.u32(), r);
+  return {
+    message: `${method} | ${status} | ${ip} | ${requestId} | ${url} | ${ua}`,
+    project,
+    metadata: {
+      request_id: requestId,
+      request: {
+        url,
+        path,
+        method,
+        host,
+        search,
+        protocol: 'https:',
+        headers: { 'x-forwarded-for': ip, 'cf-connecting-ip': ip, 'user-agent': ua, 'x-client-info': r.pick(CLIENT_INFO), accept: 'application/json' },
+      },
+      response: { status_code: status, origin_time: 2 + r.int(400) },
+    },
+  };
+};
+
+// ---------------------------------------------------------------- database and pooler
+
+const STATEMENTS = [
+  'select * from public.todos where user_id = $1 order by inserted_at desc limit 20',
+  'insert into public.orders (customer_id, total) values ($1, $2) returning id',
+  'update public.profiles set avatar_url = $1 where id = $2',
+  'select count(*) from public.orders where status = $1',
+  'delete from public.todos where id = $1',
+];
+const APPS = ['PostgREST 12.2.3', 'postgres_exporter', 'psql', 'supabase_admin', 'pg_net 0.14.0'];
+const DB_USERS = ['authenticator', 'postgres', 'supabase_admin', 'supabase_auth_admin', 'supabase_storage_admin'];
+
+const postgres: Source = (r, project) => {
+  const user = r.pick(DB_USERS);
+  const app = r.pick(APPS);
+  const client = r.chance(0.15) ? r.pick(CLIENT_IPS) : r.pick(INTERNAL_IPS);
+  const port = 30000 + r.int(30000);
+  let severity = 'LOG';
+  let sqlState = '00000';
+  let message: string;
+  const kind = r.int(100);
+  if (kind < 25) message = `statement: ${r.pick(STATEMENTS)}`;
+  else if (kind < 50) message = `duration: ${(r.float() * 250).toFixed(3)} ms  statement: ${r.pick(STATEMENTS)}`;
+  else if (kind < 62) message = `connection received: host=${client} port=${port}`;
+  else if (kind < 74) message = `connection authorized: user=${user} database=postgres application_name=${app}`;
+  else if (kind < 84) message = `disconnection: session time: 0:00:${String(r.int(60)).padStart(2, '0')}.${PAD3[r.int(1000)]} user=${user} database=postgres host=${client} port=${port}`;
+  else if (kind < 90) message = r.chance(0.5) ? 'checkpoint starting: time' : `checkpoint complete: wrote ${r.int(2000)} buffers (${(r.float() * 5).toFixed(1)}%)`;
+  else if (kind < 94) message = `automatic vacuum of table "postgres.public.${r.pick(['todos', 'orders', 'profiles'])}": index scans: ${r.int(3)}`;
+  else if (kind < 98) {
+    severity = 'ERROR';
+    sqlState = '23505';
+    message = `duplicate key value violates unique constraint "profiles_email_key": Key (email)=(${r.pick(EMAILS)}) already exists.`;
+  } else {
+    severity = 'FATAL';
+    sqlState = '28P01';
+    message = `password authentication failed for user "${user}"`;
+  }
+  return {
+    message,
+    project,
+    metadata: {
+      host: `db-${project}`,
+      parsed: {
+        error_severity: severity,
+        sql_state_code: sqlState,
+        user_name: user,
+        database_name: 'postgres',
+        application_name: app,
+        backend_type: 'client backend',
+        connection_from: `${client}(${port})`,
+        process_id: 1000 + r.int(60000),
+      },
+    },
+  };
+};
+
+const pgbouncer: Source = (r, project) => {
+  const client = `${r.pick(INTERNAL_IPS)}:${30000 + r.int(30000)}`;
+  const conn = `C-0x${(r.u32() & 0xffffff).toString(16)}`;
+  const user = r.pick(DB_USERS);
+  const kind = r.int(10);
+  const message =
+    kind < 4
+      ? `${conn}: postgres/${user}@${client} login attempt: db=postgres user=${user} tls=${r.chance(0.7) ? 'TLSv1.3/TLS_AES_256_GCM_SHA384' : 'no'}`
+      : kind < 7
+        ? `${conn}: postgres/${user}@${client} closing because: client close request (age=${r.int(600)}s)`
+        : `stats: ${r.int(300)} xacts/s, ${r.int(1200)} queries/s, in ${r.int(90000)} B/s, out ${r.int(400000)} B/s, xact ${r.int(5000)} us, query ${r.int(2000)} us, wait ${r.int(100)} us`;
+  return { message, project, metadata: { host: `pooler-${project}`, level: 'LOG', pid: 1 + r.int(400) } };
+};
+
+// ---------------------------------------------------------------- functions
+
+const functionEdge: Source = (r, project) => {
+  const fn = r.pick(FUNCTIONS);
+  const method = r.chance(0.8) ? 'POST' : 'GET';
+  const status = r.chance(0.06) ? r.pick([400, 401, 500, 500, 546]) : 200;
+  const url = `https://${project}.example.co/functions/v1/${fn.name}`;
+  return {
+    message: `${method} | ${status} | ${url}`,
+    project: null,
+    metadata: {
+      project_ref: project,
+      function_id: fn.id,
+      deployment_id: `${project}_${fn.id}_${1 + r.int(12)}`,
+      version: String(1 + r.int(12)),
+      execution_time_ms: 5 + r.int(1500),
+      request: { method, url, pathname: `/${fn.name}`, host: `${project}.example.co` },
+      response: { status_code: status },
+    },
+  };
+};
+
+const functionLog: Source = (r, project) => {
+  const fn = r.pick(FUNCTIONS);
+  const kind = r.int(20);
+  let level = 'log';
+  let eventType = 'Log';
+  let message: string;
+  if (kind < 2) {
+    eventType = 'Boot';
+    level = 'info';
+    message = `booted (time: ${10 + r.int(80)}ms)`;
+  } else if (kind < 3) {
+    eventType = 'Shutdown';
+    level = 'info';
+    message = 'shutdown';
+  } else if (kind < 5) {
+    level = 'error';
+    message = r.pick(['Error: fetch failed', 'TypeError: Cannot read properties of undefined (reading \'id\')', 'Error: Stripe signature verification failed']);
+  } else if (kind < 9) message = `sending receipt to ${r.pick(EMAILS)}`;
+  else if (kind < 11) message = `request from ${r.pick(CLIENT_IPS)}`;
+  else message = r.pick(['Listening on http://localhost:9999/', 'processing order', 'image resized to 512x512', 'completion finished in 1.2s', 'webhook event: checkout.session.completed']);
+  return {
+    message,
+    project: null,
+    metadata: { project_ref: project, function_id: fn.id, execution_id: uuid(r.u32(), r), level, event_type: eventType },
+  };
+};
+
+// ---------------------------------------------------------------- auth, realtime, storage, REST
+
+const auth: Source = (r, project) => {
+  const email = r.pick(EMAILS);
+  const ip = r.pick(CLIENT_IPS);
+  const kind = r.int(20);
+  const [message, action, path, status, level] =
+    kind < 8
+      ? [`user signed in: ${email}`, 'login', '/token', 200, 'info']
+      : kind < 13
+        ? ['token refreshed', 'token_refreshed', '/token', 200, 'info']
+        : kind < 15
+          ? [`user signed up: ${email}`, 'user_signedup', '/signup', 200, 'info']
+          : kind < 16
+            ? [`password recovery requested: ${email}`, 'user_recovery_requested', '/recover', 200, 'info']
+            : kind < 18
+              ? [`invalid login credentials: ${email}`, 'login', '/token', 400, 'warning']
+              : ['user logged out', 'logout', '/logout', 204, 'info'];
+  return {
+    message,
+    project,
+    metadata: {
+      level,
+      component: 'api',
+      action,
+      method: 'POST',
+      path,
+      status,
+      remote_addr: ip,
+      request_id: uuid(r.u32(), r),
+      actor_username: message.includes('@') ? email : undefined,
+      duration: 1_000_000 + r.int(90_000_000),
+    },
+  };
+};
+
+const realtime: Source = (r, project) => {
+  const table = r.pick(['todos', 'orders', 'messages']);
+  const kind = r.int(10);
+  const message =
+    kind < 4
+      ? `Connected to channel realtime:public:${table}`
+      : kind < 6
+        ? `Subscribed to PostgreSQL changes on public.${table}`
+        : kind < 8
+          ? `Billing metrics: ${r.int(500)} messages, ${r.int(40)} connections`
+          : kind < 9
+            ? `Client disconnected: ${r.pick(CLIENT_IPS)}`
+            : 'Tenant connection closed';
+  return {
+    message,
+    project: null,
+    metadata: { project, external_id: project, level: kind === 9 ? 'warning' : 'info', region: r.pick(['us-east-1', 'eu-central-1', 'ap-southeast-1']) },
+  };
+};
+
+const storage: Source = (r, project) => {
+  const method = r.chance(0.75) ? 'GET' : 'POST';
+  const url = method === 'GET' ? `/object/public/avatars/user-${1 + r.int(5000)}.png` : `/object/uploads/photo-${1 + r.int(5000)}.jpg`;
+  const status = r.chance(0.05) ? r.pick([400, 403, 404, 500]) : 200;
+  return {
+    message: r.chance(0.5) ? 'request completed' : 'incoming request',
+    project: null,
+    metadata: {
+      project,
+      tenantId: project,
+      level: status >= 500 ? 'error' : 'info',
+      reqId: `req-${(r.u32() & 0xffff).toString(36)}`,
+      req: { method, url, remoteAddress: r.pick(CLIENT_IPS) },
+      res: { statusCode: status },
+      responseTime: r.float() * 200,
+    },
+  };
+};
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const REST_PATHS = ['/todos?select=*', '/profiles?select=id,username', '/orders?status=eq.pending', '/rpc/search_products'];
+
+const postgrest: Source = (r, project, ts) => {
+  const role = r.pick(['anon', 'authenticated', 'authenticated', 'service_role']);
+  const path = r.pick(REST_PATHS);
+  const method = path.startsWith('/rpc/') ? 'POST' : 'GET';
+  const status = r.chance(0.05) ? r.pick([400, 401, 404, 406]) : 200;
+  // Apache combined log format, as PostgREST prints it; the date comes from the row's own timestamp.
+  const date = `${ts.slice(8, 10)}/${MONTHS[Number(ts.slice(5, 7)) - 1]}/${ts.slice(0, 4)}:${ts.slice(11, 19)} +0000`;
+  const message =
+    r.int(20) === 0
+      ? r.pick(['Schema cache loaded', 'Listening on port 3000', 'Connection successful'])
+      : `${r.pick(CLIENT_IPS)} - ${role} [${date}] "${method} ${path} HTTP/1.1" ${status} - "" "${r.pick(USER_AGENTS)}"`;
+  return { message, project, metadata: { host: `rest-${project}`, role, method, path, status_code: status } };
+};
+
+const SOURCES: Record<LogTable, Source> = {
+  edge_logs: edge,
+  postgres_logs: postgres,
+  function_edge_logs: functionEdge,
+  function_logs: functionLog,
+  auth_logs: auth,
+  realtime_logs: realtime,
+  storage_logs: storage,
+  postgrest_logs: postgrest,
+  pgbouncer_logs: pgbouncer,
+};

@@ -1,0 +1,26 @@
+import type { Config } from './config.ts';
+import { generateDemoLogs, insertDemoLogs } from './demo-data.ts';
+import type { AdminExec, Engine } from './engine/engine.ts';
+import { createPgliteEngine } from './engine/pglite-engine.ts';
+import type { Logger } from './logger.ts';
+import { applySchema, quoteIdent } from './schema.ts';
+
+/**
+ * The embedded store for `npm start` without DATABASE_URL: PGlite in memory (or in DATA_DIR), with
+ * the schema applied and demo data written on first start, so curl answers at once.
+ */
+export async function openEmbeddedStore(config: Config, logger: Logger): Promise<{ engine: Engine; admin: AdminExec }> {
+  const { engine, admin } = await createPgliteEngine({
+    dataDir: config.dataDir,
+    schema: config.logSchema,
+    statementTimeoutMs: config.statementTimeoutMs,
+  });
+  await applySchema(admin, config.logSchema);
+  const existing = await engine.query(`select exists (select 1 from ${quoteIdent(config.logSchema)}.edge_logs) as seeded`, []);
+  if (existing[0]?.seeded !== true && config.seedRows > 0) {
+    const started = Date.now();
+    const inserted = await insertDemoLogs(admin, config.logSchema, generateDemoLogs({ rows: config.seedRows }));
+    logger.info('embedded store seeded with demo logs', { rows: inserted, ms: Date.now() - started });
+  }
+  return { engine, admin };
+}

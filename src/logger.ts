@@ -1,0 +1,33 @@
+import type { LogLevel } from './config.ts';
+
+/** JSON-lines logger: one object per line on stdout (errors on stderr). */
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+/** A logger that drops lines below `level`; `write` is injectable for tests. */
+export function createLogger(level: LogLevel, write: (line: string, level: LogLevel) => void = defaultWrite): Logger {
+  const at = (lvl: Exclude<LogLevel, 'silent'>) => (msg: string, fields: Record<string, unknown> = {}) => {
+    if (RANK[lvl] < RANK[level]) return;
+    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }), lvl);
+  };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+function defaultWrite(line: string, level: LogLevel): void {
+  (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(line + '\n');
+}
+
+/** Fields worth logging from an error: never SQL text or parameter values. */
+export function errorFields(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { error: String(err) };
+  const cause = err.cause instanceof Error ? err.cause : undefined;
+  const src = cause ?? err;
+  const code = (src as { code?: unknown }).code;
+  return { error: src.message, ...(typeof code === 'string' ? { db_code: code } : {}), ...(src.stack ? { stack: src.stack.split('\n').slice(0, 6).join('\n') } : {}) };
+}

@@ -1,0 +1,184 @@
+/**
+ * PII redaction (DESIGN 6): IPv4 addresses, IPv6 addresses and e-mail addresses inside string
+ * values become `REDACTED`. It is pattern-based, so on a shape that could be either an address or
+ * something else it redacts (a look-alike lost is cheaper than an address leaked), except for the
+ * shapes below, which test/redact.test.ts pins:
+ *
+ * - IPv4: four dotted octets 0-255 (zero-padded `010` allowed), plus an optional `:port`. Not part
+ *   of a longer dotted or digit run: `1.2.3.4.5`, `v10.2.1.4.5`, `2211.2.3.4` match nothing. A
+ *   four-part version whose octets are all <= 255 (`15.1.0.147`) is redacted: it has the same
+ *   shape. One exception: `Product/N.0.0.0` (Chrome's reduced User-Agent, in nearly every log row)
+ *   is kept; `N.0.0.0` names a network, not a host.
+ * - IPv6: full form (exactly 8 groups), compressed (one `::`, at most 7 groups), IPv4-mapped tail,
+ *   `%zone`, and `[addr]` / `[addr]:port` where the brackets and port go too. The candidate must
+ *   contain a decimal digit, so code scopes made of hex letters (`a::b`, `dead::beef`) stay; real
+ *   addresses practically always have one (`fe80::`, `::1`, `2001:db8::`).
+ * - MAC addresses are not redacted: DESIGN 6 names IPs and e-mails only, and their 6 groups can
+ *   never be a valid IPv6 (8 groups or `::` needed). An 8-group colon-hex string (EUI-64, an 8-byte
+ *   hex dump) is a valid full-form IPv6 and is redacted.
+ * - E-mail: RFC 5322 dot-atom local part, `@`, dotted domain ending in a 2+ letter TLD. ASCII only;
+ *   percent-encoded `joe%40x.com` is not recognised. `user@localhost` (no dot, no TLD) is kept:
+ *   without a TLD it is as likely `name@host` in an ssh log or a `pkg@tag` handle as a mailbox. A
+ *   "TLD" that is a file extension and no real TLD (`/img/logo@2x.png`) is kept too.
+ *   `/ = ? & # |` are legal in a local part but in logs nearly always delimit what precedes an
+ *   address (`/users/a@b.io`, `email=a@b.io`, `a|b|c@d.io`), so the local part starts after the
+ *   last of them; leading quote-like characters are left outside too (`'a@b.io'` → `'REDACTED'`).
+ *   In a URL with user info, `pass@host.tld` is an address shape and is redacted.
+ */
+
+export const REDACTED = 'REDACTED';
+
+// An octet 0-255; alternatives ordered so the longest valid reading is tried first.
+const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|0?\d?\d)`;
+const IPV4 = String.raw`${OCTET}(?:\.${OCTET}){3}`;
+
+// Lookbehind/lookahead keep the match off longer digit or dotted runs (`1.2.3.4.5`, `x1.2.3.4`).
+const IPV4_RE = new RegExp(String.raw`(?<![\w.])${IPV4}(?::\d{1,5})?(?!\w|\.\d)`, 'g');
+const IPV4_EXACT = new RegExp(`^${IPV4}$`);
+
+// IPv6 candidates are found loosely and judged by isIPv6(). The lookahead demands a ':' within the
+// first 5 characters (so plain numbers and hex words never reach the callback) and the {2,39} cap
+// bounds backtracking on long hex/colon runs.
+const CORE6 = String.raw`(?=[0-9A-Fa-f]{0,4}:)[0-9A-Fa-f:]{2,39}(?:${IPV4})?`;
+const ZONE = String.raw`(?:%\w+(?:[.-]\w+)*)?`;
+const IPV6_RE = new RegExp(
+  String.raw`\[(${CORE6})${ZONE}\](?::\d{1,5}(?!\d))?` + // [addr] or [addr]:port, taken whole
+    String.raw`|(?<![\w:.])(${CORE6})${ZONE}(?![\w:]|\.\d)`,
+  'g',
+);
+const HEX_GROUP = /^[0-9A-Fa-f]{1,4}$/;
+const DECIMAL = /\d/;
+
+// RFC 5322 atext; the lookbehind starts a local part only at the start of an atext run, which also
+// keeps scanning linear on long base64-like runs.
+const ATEXT = "A-Za-z0-9!#$%&'*+/=?^_`{|}~-";
+const DOMAIN = String.raw`(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}`;
+const EMAIL_RE = new RegExp(
+  String.raw`(?<![${ATEXT}]|[${ATEXT}]\.)[${ATEXT}]+(?:\.[${ATEXT}]+)*@${DOMAIN}(?![\w-]|\.[A-Za-z0-9])`,
+  'g',
+);
+const LOCAL_DELIMITERS = '/=?&#|';
+// File extensions that are not TLDs: `/img/logo@2x.png` is an asset path, never a mailbox.
+const FILE_EXTENSION_TLD = /\.(?:png|jpe?g|gif|svg|webp|avif|ico|css|js|map|json|html?|txt|xml|pdf|php)$/i;
+
+/** Replace every IPv4 (with optional port), IPv6 and e-mail address in `s` with `REDACTED`. */
+export function redactString(s: string): string {
+  // Fast path: every shape needs a ':' or a '.'; most values (ids, methods, status text) have
+  // neither and cost two short scans.
+  const colon = s.includes(':');
+  const dot = s.includes('.');
+  if (!colon && !dot) return s;
+  let out = s;
+  // IPv6 first: an IPv4-mapped address would otherwise lose only its IPv4 tail.
+  if (colon) out = out.replace(IPV6_RE, redactIPv6Match);
+  if (dot) out = out.replace(IPV4_RE, redactIPv4Match);
+  if (dot && out.includes('@')) out = out.replace(EMAIL_RE, redactEmailMatch);
+  return out;
+}
+
+/** Redact strings at any depth of arrays and plain objects; keys, numbers, booleans, null stay. */
+export function redactValue(v: unknown): unknown {
+  if (typeof v === 'string') return redactString(v);
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) return redactArray(v);
+  if (isPlainObject(v)) return redactObject(v);
+  // Dates, Buffers and other instances serialise without free text; leave them as they are.
+  return v;
+}
+
+/** Redact every row; rows and nested values are copied only where something changed. */
+export function redactRows<T>(rows: T[]): T[] {
+  return redactArray(rows) as T[];
+}
+
+function redactArray(a: readonly unknown[]): unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < a.length; i++) {
+    const before = a[i];
+    const after = redactValue(before);
+    if (after !== before) {
+      out ??= a.slice();
+      out[i] = after;
+    }
+  }
+  return out ?? (a as unknown[]);
+}
+
+function redactObject(o: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(o)) {
+    const before = o[key];
+    const after = redactValue(before);
+    if (after !== before) {
+      // The spread copies an own `__proto__` key (JSON.parse makes one) as data, so the assignment
+      // below writes that own property instead of calling the prototype setter.
+      out ??= { ...o };
+      out[key] = after;
+    }
+  }
+  return out ?? o;
+}
+
+function isPlainObject(v: object): v is Record<string, unknown> {
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+function redactIPv6Match(match: string, bracketed: string | undefined, bare: string | undefined): string {
+  return isIPv6(bracketed ?? bare ?? '') ? REDACTED : match;
+}
+
+function redactIPv4Match(match: string, offset: number, whole: string): string {
+  // `Chrome/120.0.0.0`: a product version in a User-Agent, see the module comment.
+  if (match.endsWith('.0.0.0') && whole.charCodeAt(offset - 1) === 0x2f && isLetter(whole.charCodeAt(offset - 2))) {
+    return match;
+  }
+  return REDACTED;
+}
+
+function redactEmailMatch(match: string): string {
+  if (FILE_EXTENSION_TLD.test(match)) return match;
+  const at = match.indexOf('@');
+  let start = 0;
+  for (let i = at - 1; i >= 0; i--) {
+    if (LOCAL_DELIMITERS.includes(match.charAt(i))) {
+      start = i + 1;
+      break;
+    }
+  }
+  while (start < at && !isWordChar(match.charCodeAt(start))) start++;
+  return start === at ? match : match.slice(0, start) + REDACTED;
+}
+
+/** True when `text` (no brackets, no zone) is a valid IPv6 address that contains a decimal digit. */
+function isIPv6(text: string): boolean {
+  if (!DECIMAL.test(text)) return false;
+  let body = text;
+  const dot = text.indexOf('.');
+  if (dot !== -1) {
+    // An IPv4 tail stands for the last two groups; check it, then validate with two stand-ins.
+    const cut = text.lastIndexOf(':');
+    if (cut > dot || !IPV4_EXACT.test(text.slice(cut + 1))) return false;
+    body = `${text.slice(0, cut + 1)}0:0`;
+  }
+  const halves = body.split('::');
+  if (halves.length > 2) return false;
+  let groups = 0;
+  for (const half of halves) {
+    if (half === '') continue;
+    for (const group of half.split(':')) {
+      // An empty group here means ':::' or a lone leading/trailing ':'.
+      if (!HEX_GROUP.test(group)) return false;
+      groups++;
+    }
+  }
+  return halves.length === 2 ? groups >= 1 && groups <= 7 : groups === 8;
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+function isWordChar(c: number): boolean {
+  return isLetter(c) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+}

@@ -1,0 +1,55 @@
+/** The service's routes, matched by hand: a handful of fixed paths and one parameterised prefix. */
+export type Route =
+  | { kind: 'health' }
+  | { kind: 'ready' }
+  | { kind: 'query'; target: string | null /* null: segment was not valid percent-encoding */ };
+
+export interface RouteMatch {
+  route: Route;
+  /** Methods this path answers, for 405's `Allow` and CORS preflight. */
+  allow: readonly string[];
+}
+
+const QUERY_PREFIX = '/api/endpoints/query/';
+const QUERY_METHODS = Object.freeze(['GET', 'HEAD', 'POST', 'OPTIONS']);
+const READ_METHODS = Object.freeze(['GET', 'HEAD']);
+
+const FIXED: ReadonlyMap<string, RouteMatch> = new Map([
+  ['/health', { route: { kind: 'health' }, allow: READ_METHODS }],
+  ['/ready', { route: { kind: 'ready' }, allow: READ_METHODS }],
+]);
+
+/** Match a request path (without query string); null means 404. */
+export function matchRoute(pathname: string): RouteMatch | null {
+  const fixed = FIXED.get(pathname);
+  if (fixed !== undefined) return fixed;
+  if (pathname.startsWith(QUERY_PREFIX)) {
+    const segment = pathname.slice(QUERY_PREFIX.length);
+    if (segment === '' || segment.includes('/')) return null;
+    return { route: { kind: 'query', target: decodeSegment(segment) }, allow: QUERY_METHODS };
+  }
+  return null;
+}
+
+function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+/** Split a request target into path and query string. Absolute-form targets keep only their path. */
+export function splitTarget(url: string): { pathname: string; search: string } {
+  let target = url;
+  if (!target.startsWith('/')) {
+    // absolute-form (RFC 9112 3.2.2): "http://host/path?x"; anything else has no usable path
+    const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(.*)$/i.exec(target);
+    target = m ? m[1] || '/' : '';
+  }
+  const q = target.indexOf('?');
+  const pathname = q === -1 ? target : target.slice(0, q);
+  const search = q === -1 ? '' : target.slice(q + 1);
+  const hash = search.indexOf('#');
+  return { pathname, search: hash === -1 ? search : search.slice(0, hash) };
+}

@@ -15,11 +15,13 @@ interface LogRow {
   };
 }
 
-// A tiny LCG: Math.random would make every run measure different input.
+// mulberry32, seeded: Math.random would make every run measure different input.
 let seed = 42;
 function rand(n: number): number {
-  seed = (seed * 1103515245 + 12345) % 2147483648;
-  return seed % n;
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return (((t ^ (t >>> 14)) >>> 0) % n);
 }
 function pick<T>(xs: readonly T[]): T {
   return xs[rand(xs.length)] as T;

@@ -32,19 +32,20 @@ export const REDACTED = 'REDACTED';
 const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|0?\d?\d)`;
 const IPV4 = String.raw`${OCTET}(?:\.${OCTET}){3}`;
 
+// Both address regexes are sticky: scanFrom() finds each '.' or ':' with indexOf and tries them only
+// at the one start that can lead to it, instead of sliding them over every character.
 // Lookbehind/lookahead keep the match off longer digit or dotted runs (`1.2.3.4.5`, `x1.2.3.4`).
-const IPV4_RE = new RegExp(String.raw`(?<![\w.])${IPV4}(?::\d{1,5})?(?!\w|\.\d)`, 'g');
+const IPV4_AT = new RegExp(String.raw`(?<![\w.])${IPV4}(?::\d{1,5})?(?!\w|\.\d)`, 'y');
 const IPV4_EXACT = new RegExp(`^${IPV4}$`);
 
 // IPv6 candidates are found loosely and judged by isIPv6(). The lookahead demands a ':' within the
-// first 5 characters (so plain numbers and hex words never reach the callback) and the {2,39} cap
-// bounds backtracking on long hex/colon runs.
+// first 5 characters and the {2,39} cap bounds backtracking on long hex/colon runs.
 const CORE6 = String.raw`(?=[0-9A-Fa-f]{0,4}:)[0-9A-Fa-f:]{2,39}(?:${IPV4})?`;
 const ZONE = String.raw`(?:%\w+(?:[.-]\w+)*)?`;
-const IPV6_RE = new RegExp(
+const IPV6_AT = new RegExp(
   String.raw`\[(${CORE6})${ZONE}\](?::\d{1,5}(?!\d))?` + // [addr] or [addr]:port, taken whole
     String.raw`|(?<![\w:.])(${CORE6})${ZONE}(?![\w:]|\.\d)`,
-  'g',
+  'y',
 );
 const HEX_GROUP = /^[0-9A-Fa-f]{1,4}$/;
 const DECIMAL = /\d/;
@@ -70,8 +71,8 @@ export function redactString(s: string): string {
   if (!colon && !dot) return s;
   let out = s;
   // IPv6 first: an IPv4-mapped address would otherwise lose only its IPv4 tail.
-  if (colon) out = out.replace(IPV6_RE, redactIPv6Match);
-  if (dot) out = out.replace(IPV4_RE, redactIPv4Match);
+  if (colon) out = scanFrom(out, ':', probeIPv6, redactIPv6Match);
+  if (dot) out = scanFrom(out, '.', probeIPv4, redactIPv4Match);
   if (dot && out.includes('@')) out = out.replace(EMAIL_RE, redactEmailMatch);
   return out;
 }
@@ -124,14 +125,67 @@ function isPlainObject(v: object): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-function redactIPv6Match(match: string, bracketed: string | undefined, bare: string | undefined): string {
-  return isIPv6(bracketed ?? bare ?? '') ? REDACTED : match;
+/**
+ * Rebuild `s` with `replace` applied to each match `probe` finds from a `trigger` character. Like a
+ * global replace, matches never overlap and a rejected match is skipped as a whole.
+ */
+function scanFrom(
+  s: string,
+  trigger: string,
+  probe: (s: string, at: number) => RegExpExecArray | null,
+  replace: (m: RegExpExecArray, s: string) => string,
+): string {
+  let out = '';
+  let copied = 0; // s[0, copied) is in `out` already
+  let resume = 0; // end of the last match, replaced or not
+  for (let at = s.indexOf(trigger); at !== -1; at = s.indexOf(trigger, Math.max(at + 1, resume))) {
+    const m = probe(s, at);
+    if (m === null || m.index < resume) continue;
+    resume = m.index + m[0].length;
+    const r = replace(m, s);
+    if (r !== m[0]) {
+      out += s.slice(copied, m.index) + r;
+      copied = resume;
+    }
+  }
+  return copied === 0 ? s : out + s.slice(copied);
 }
 
-function redactIPv4Match(match: string, offset: number, whole: string): string {
+/** Try IPV4_AT at the start of the up-to-3-digit octet that ends at the '.' at `dot`. */
+function probeIPv4(s: string, dot: number): RegExpExecArray | null {
+  let start = dot;
+  while (start > 0 && dot - start < 3 && isDigit(s.charCodeAt(start - 1))) start--;
+  if (start === dot || isWordOrDot(s.charCodeAt(start - 1))) return null;
+  IPV4_AT.lastIndex = start;
+  return IPV4_AT.exec(s);
+}
+
+/** Try IPV6_AT where an address whose first ':' is at `colon` would start (after `[` or not). */
+function probeIPv6(s: string, colon: number): RegExpExecArray | null {
+  let start = colon;
+  while (start > 0 && colon - start < 4 && isHex(s.charCodeAt(start - 1))) start--;
+  // Only `::` may begin an address; `https:` and `key: value` stop here.
+  if (start === colon && s.charCodeAt(colon + 1) !== 0x3a) return null;
+  const before = s.charCodeAt(start - 1);
+  if (before === 0x5b) {
+    IPV6_AT.lastIndex = start - 1;
+    const bracketed = IPV6_AT.exec(s);
+    if (bracketed !== null) return bracketed;
+  } else if (isWordOrDot(before) || before === 0x3a) {
+    return null;
+  }
+  IPV6_AT.lastIndex = start;
+  return IPV6_AT.exec(s);
+}
+
+function redactIPv6Match(m: RegExpExecArray): string {
+  return isIPv6(m[1] ?? m[2] ?? '') ? REDACTED : m[0];
+}
+
+function redactIPv4Match(m: RegExpExecArray, s: string): string {
   // `Chrome/120.0.0.0`: a product version in a User-Agent, see the module comment.
-  if (match.endsWith('.0.0.0') && whole.charCodeAt(offset - 1) === 0x2f && isLetter(whole.charCodeAt(offset - 2))) {
-    return match;
+  if (m[0].endsWith('.0.0.0') && s.charCodeAt(m.index - 1) === 0x2f && isLetter(s.charCodeAt(m.index - 2))) {
+    return m[0];
   }
   return REDACTED;
 }
@@ -179,6 +233,19 @@ function isLetter(c: number): boolean {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
 
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function isHex(c: number): boolean {
+  return isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
 function isWordChar(c: number): boolean {
-  return isLetter(c) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+  return isLetter(c) || isDigit(c) || c === 0x5f;
+}
+
+// Mirrors the regexes' `(?<![\w.])`; NaN (before the string start) is neither.
+function isWordOrDot(c: number): boolean {
+  return isWordChar(c) || c === 0x2e;
 }

@@ -6,11 +6,12 @@ import { createApp, type AppDeps } from './app.ts';
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Header bytes allowed besides the request line (whose own limit is MAX_URL_BYTES, answered with 414). */
 const MAX_HEADER_BYTES = 16 * 1024;
 
 /** A node:http server running the app; resolves once listening. */
 export async function listen(deps: AppDeps): Promise<{ server: Server; url: string; port: number }> {
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, createApp(deps));
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES + deps.config.maxUrlBytes, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, createApp(deps));
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // Malformed HTTP never reaches the app; answer it with a bare 400 instead of a silent reset.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {

@@ -36,6 +36,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
       await engine.query('select 1', []);
     },
     async close() {
+      if (closed) return;
       closed = true;
       await db.close();
     },

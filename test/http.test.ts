@@ -1,0 +1,259 @@
+/**
+ * The behavioural suite: the real service on port 0, exact rows against fixtures, run once per
+ * engine (PGlite and a real PostgreSQL server).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Service } from '../src/service.ts';
+import { ENGINES, type TestStore } from './support/engines.ts';
+import { edgeRow, insertRows, isoMicros } from './support/fixtures.ts';
+import { call, startTestService, TOKEN } from './support/service.ts';
+
+const LOGS_ALL_ID = 'dbfa1333-137e-484c-a48a-ab8e074edc7c';
+const USAGE_ID = '5bcef039-51e9-4b34-b532-b1b3b908833d';
+const T0 = '2026-11-20T12:00:00.000000Z';
+
+// Edge rows of project alpha around T0, down to the microsecond.
+const ALPHA = [
+  { id: 'e1', ts: '2026-11-20T11:59:59.999999Z' },
+  { id: 'e2', ts: T0 },
+  { id: 'e3', ts: '2026-11-20T12:00:00.000001Z' },
+  { id: 'e4', ts: '2026-11-20T12:00:01.500000Z' },
+  { id: 'e5', ts: '2026-11-21T12:00:00.123456Z' },
+];
+const newestFirst = (ids: string[]) => ALPHA.filter((r) => ids.includes(r.id)).sort((a, b) => (a.ts < b.ts ? 1 : -1));
+
+type UsageRow = { timestamp: string; total_rest_requests: number; total_storage_requests: number; total_auth_requests: number; total_realtime_requests: number };
+
+/** What usage.api-counts must return, computed independently in JS from the fixture rows. */
+function expectedUsage(rows: { ts: number; path: string; project: string }[], now: number, interval: 'hourly' | 'daily' | 'minutely', project: RegExp): UsageRow[] {
+  const span = { hourly: 3600e3, daily: 7 * 86400e3, minutely: 3600e3 }[interval];
+  const unit = { hourly: 3600e3, daily: 86400e3, minutely: 60e3 }[interval];
+  const buckets = new Map<number, UsageRow>();
+  for (const r of rows) {
+    if (r.ts < now - span || !project.test(`https://${r.project}.example.co${r.path}`)) continue;
+    const b = Math.floor(r.ts / unit) * unit;
+    const row = buckets.get(b) ?? { timestamp: new Date(b).toISOString().replace('.000Z', '.000000Z'), total_rest_requests: 0, total_storage_requests: 0, total_auth_requests: 0, total_realtime_requests: 0 };
+    if (r.path.includes('/rest')) row.total_rest_requests++;
+    if (r.path.includes('/storage')) row.total_storage_requests++;
+    if (r.path.includes('/auth')) row.total_auth_requests++;
+    if (r.path.includes('/realtime')) row.total_realtime_requests++;
+    buckets.set(b, row);
+  }
+  return [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+}
+
+for (const factory of ENGINES) {
+  describe(`HTTP behaviour on ${factory.name}`, () => {
+    let store: TestStore;
+    let service: Service;
+    let base: string;
+    const now = Date.now();
+    const usageRows = [
+      { id: 'u1', ago: 5 * 60e3, path: '/rest/v1/todos', project: 'alpha' },
+      { id: 'u2', ago: 5 * 60e3, path: '/storage/v1/object/avatars/a.png', project: 'alpha' },
+      { id: 'u3', ago: 20 * 60e3, path: '/auth/v1/token', project: 'alpha' },
+      { id: 'u4', ago: 20 * 60e3 + 1, path: '/realtime/v1/websocket', project: 'alpha' },
+      { id: 'u5', ago: 21 * 60e3, path: '/rest/v1/auth_events', project: 'alpha' }, // counts in rest and auth
+      { id: 'u6', ago: 70 * 60e3, path: '/rest/v1/items', project: 'alpha' },
+      { id: 'u7', ago: 3 * 3600e3, path: '/storage/v1/bucket', project: 'alpha' },
+      { id: 'u8', ago: 2 * 86400e3, path: '/auth/v1/user', project: 'alpha' },
+      { id: 'u9', ago: 8 * 86400e3, path: '/rest/v1/old', project: 'alpha' }, // outside every window
+      { id: 'u10', ago: 5 * 60e3, path: '/rest/v1/todos', project: 'beta' },
+      { id: 'u11', ago: 10 * 60e3, path: '/graphql/v1', project: 'alpha' }, // in no area
+    ].map((r) => ({ ...r, ts: now - r.ago }));
+
+    before(async () => {
+      store = await factory.open();
+      await insertRows(store.admin, 'edge_logs', [
+        ...ALPHA.map((r) => edgeRow(r.id, r.ts, 'alpha', '/rest/v1/todos')),
+        edgeRow('b1', T0, 'beta', '/rest/v1/todos'),
+        { id: 'n1', timestamp: T0, project: null, event_message: 'no project' },
+        ...usageRows.map((r) => edgeRow(r.id, isoMicros(r.ts, 0), r.project === 'alpha' ? 'usage-alpha' : 'usage-beta', r.path, {
+          metadata: { request: { url: `https://${r.project}.example.co${r.path}`, path: r.path, method: 'GET' }, response: { status_code: 200 } },
+        })),
+      ]);
+      // Other sources: present so the nine CTEs have data, never returned by logs.all.
+      await insertRows(store.admin, 'function_logs', [{ id: 'f1', timestamp: T0, metadata: { project_ref: 'alpha' } }]);
+      await insertRows(store.admin, 'postgres_logs', [{ id: 'p1', timestamp: T0, project: 'alpha', event_message: 'checkpoint' }]);
+      // 150 rows of project bulk: logs.all stops at its statement's limit of 100.
+      await store.admin(`insert into logs.edge_logs (id, timestamp, project) select 'bulk' || g, timestamp '2026-01-01' + g * interval '1 second', 'bulk' from generate_series(1, 150) g`);
+      service = await startTestService(store);
+      base = service.url;
+    });
+    after(async () => {
+      await service?.close();
+      await store?.teardown();
+    });
+
+    describe('logs.all', () => {
+      test('returns the project\'s edge rows newest first with microsecond RFC 3339 timestamps', async () => {
+        const res = await call(base, '/api/endpoints/query/logs.all?project=alpha');
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+        const body = (await res.json()) as { result: { id: string; timestamp: string; event_message: string; metadata: { request: { path: string } } }[] };
+        assert.deepEqual(body.result.map((r) => [r.id, r.timestamp]), newestFirst(ALPHA.map((r) => r.id)).map((r) => [r.id, r.ts]));
+        assert.deepEqual(Object.keys(body.result[0]!), ['id', 'timestamp', 'event_message', 'metadata']);
+        assert.equal(body.result[0]!.metadata.request.path, '/rest/v1/todos');
+      });
+
+      test('calling by UUID and by name give the same rows', async () => {
+        const [a, b] = await Promise.all([
+          call(base, '/api/endpoints/query/logs.all?project=alpha').then((r) => r.text()),
+          call(base, `/api/endpoints/query/${LOGS_ALL_ID}?project=alpha`).then((r) => r.text()),
+        ]);
+        assert.equal(a, b);
+        const upper = await call(base, `/api/endpoints/query/${LOGS_ALL_ID.toUpperCase()}?project=alpha`);
+        assert.equal(await upper.text(), a);
+      });
+
+      const ranges: { name: string; q: string; ids: string[] }[] = [
+        { name: 'start is exclusive', q: `iso_timestamp_start=${T0}`, ids: ['e3', 'e4', 'e5'] },
+        { name: 'end is inclusive', q: `iso_timestamp_end=${T0}`, ids: ['e1', 'e2'] },
+        { name: 'one microsecond either side', q: 'iso_timestamp_start=2026-11-20T11:59:59.999999Z&iso_timestamp_end=2026-11-20T12:00:00.000001Z', ids: ['e2', 'e3'] },
+        { name: 'no offset means UTC', q: 'iso_timestamp_start=2026-11-20T12:00:00', ids: ['e3', 'e4', 'e5'] },
+        { name: 'an offset is honoured', q: `iso_timestamp_start=${encodeURIComponent('2026-11-20T13:00:00+01:00')}`, ids: ['e3', 'e4', 'e5'] },
+        { name: 'empty bounds mean no bound', q: 'iso_timestamp_start=&iso_timestamp_end=', ids: ['e1', 'e2', 'e3', 'e4', 'e5'] },
+        { name: 'date-only end', q: 'iso_timestamp_end=2026-11-21', ids: ['e1', 'e2', 'e3', 'e4'] },
+        { name: 'empty range', q: `iso_timestamp_start=${T0}&iso_timestamp_end=${T0}`, ids: [] },
+      ];
+      for (const r of ranges) {
+        test(`time range: ${r.name}`, async () => {
+          const res = await call(base, `/api/endpoints/query/logs.all?project=alpha&${r.q}`);
+          assert.equal(res.status, 200);
+          const body = (await res.json()) as { result: { id: string }[] };
+          assert.deepEqual(body.result.map((x) => x.id), newestFirst(r.ids).map((x) => x.id));
+        });
+      }
+
+      test('the statement\'s limit of 100 bounds the rows', async () => {
+        const res = await call(base, '/api/endpoints/query/logs.all?project=bulk');
+        const body = (await res.json()) as { result: { id: string }[] };
+        assert.equal(body.result.length, 100);
+        assert.equal(body.result[0]!.id, 'bulk150');
+        assert.equal(res.headers.get('x-result-truncated'), null);
+      });
+
+      test('an unknown project returns no rows; rows of other sources are not returned', async () => {
+        const res = await call(base, '/api/endpoints/query/logs.all?project=nobody');
+        assert.deepEqual(await res.json(), { result: [] });
+      });
+
+      test('unknown parameters are ignored', async () => {
+        const res = await call(base, '/api/endpoints/query/logs.all?project=beta&foo=bar');
+        const body = (await res.json()) as { result: { id: string }[] };
+        assert.deepEqual(body.result.map((x) => x.id), ['b1']);
+      });
+
+      test('POST with a JSON body takes the same parameters', async () => {
+        const res = await call(base, '/api/endpoints/query/logs.all', { method: 'POST', body: JSON.stringify({ project: 'alpha', iso_timestamp_end: T0 }), headers: { 'Content-Type': 'application/json' } });
+        assert.equal(res.status, 200);
+        const body = (await res.json()) as { result: { id: string }[] };
+        assert.deepEqual(body.result.map((x) => x.id), ['e2', 'e1']);
+      });
+
+      test('HEAD answers headers without a body', async () => {
+        const res = await call(base, '/api/endpoints/query/logs.all?project=alpha', { method: 'HEAD' });
+        assert.equal(res.status, 200);
+        assert.equal(await res.text(), '');
+        assert.ok(Number(res.headers.get('content-length')) > 0);
+      });
+
+      test('caching disabled: a row inserted a moment ago shows up', async () => {
+        const first = await call(base, '/api/endpoints/query/logs.all?project=gamma');
+        assert.deepEqual(await first.json(), { result: [] });
+        assert.match(first.headers.get('cache-status') ?? '', /fwd=bypass/);
+        await insertRows(store.admin, 'edge_logs', [edgeRow('g1', T0, 'gamma', '/rest/v1/x')]);
+        const second = await call(base, '/api/endpoints/query/logs.all?project=gamma');
+        const body = (await second.json()) as { result: { id: string }[] };
+        assert.deepEqual(body.result.map((x) => x.id), ['g1']);
+      });
+    });
+
+    describe('usage.api-counts', () => {
+      for (const interval of ['hourly', 'daily', 'minutely'] as const) {
+        test(`${interval}: per-bucket counts, UTC buckets ascending, integers`, async () => {
+          const res = await call(base, `/api/endpoints/query/usage.api-counts?interval=${interval}&project=${encodeURIComponent('alpha\\.example\\.co')}`);
+          assert.equal(res.status, 200);
+          const body = (await res.json()) as { result: UsageRow[] };
+          assert.deepEqual(body.result, expectedUsage(usageRows, now, interval, /alpha\.example\.co/));
+          assert.ok(body.result.length > 0);
+          for (const row of body.result) assert.ok(Number.isInteger(row.total_rest_requests));
+        });
+      }
+
+      test('project is a regular expression over the url', async () => {
+        const res = await call(base, `/api/endpoints/query/${USAGE_ID}?interval=daily&project=${encodeURIComponent('^https://(alpha|beta)\\.example\\.co/')}`);
+        const body = (await res.json()) as { result: UsageRow[] };
+        assert.deepEqual(body.result, expectedUsage(usageRows, now, 'daily', /^https:\/\/(alpha|beta)\.example\.co\//));
+      });
+
+      test('a pattern that matches nothing returns no rows', async () => {
+        const res = await call(base, '/api/endpoints/query/usage.api-counts?interval=hourly&project=zzz-none');
+        assert.deepEqual(await res.json(), { result: [] });
+      });
+    });
+
+    describe('errors', () => {
+      const cases: { name: string; path: string; init?: RequestInit & { headers?: Record<string, string> }; status: number; code: string; param?: string }[] = [
+        { name: 'missing project', path: '/api/endpoints/query/logs.all', status: 400, code: 'missing_parameter', param: 'project' },
+        { name: 'empty project', path: '/api/endpoints/query/logs.all?project=', status: 400, code: 'missing_parameter', param: 'project' },
+        { name: 'project twice', path: '/api/endpoints/query/logs.all?project=a&project=b', status: 400, code: 'invalid_parameter', param: 'project' },
+        { name: 'not a timestamp', path: '/api/endpoints/query/logs.all?project=a&iso_timestamp_start=yesterday', status: 400, code: 'invalid_parameter', param: 'iso_timestamp_start' },
+        { name: 'impossible date', path: '/api/endpoints/query/logs.all?project=a&iso_timestamp_end=2026-02-30T00:00:00Z', status: 400, code: 'invalid_parameter', param: 'iso_timestamp_end' },
+        { name: 'missing interval', path: '/api/endpoints/query/usage.api-counts?project=a', status: 400, code: 'missing_parameter', param: 'interval' },
+        { name: 'unknown interval', path: '/api/endpoints/query/usage.api-counts?interval=weekly&project=a', status: 400, code: 'invalid_parameter', param: 'interval' },
+        { name: 'invalid regular expression', path: '/api/endpoints/query/usage.api-counts?interval=hourly&project=(unclosed', status: 400, code: 'invalid_parameter', param: 'project' },
+        { name: 'NUL in a value', path: '/api/endpoints/query/logs.all?project=a%00b', status: 400, code: 'invalid_parameter', param: 'project' },
+        { name: 'unknown stored query', path: '/api/endpoints/query/logs.none?project=a', status: 404, code: 'not_found' },
+        { name: 'names are case-sensitive', path: '/api/endpoints/query/LOGS.ALL?project=a', status: 404, code: 'not_found' },
+        { name: 'bad percent-encoding in the name', path: '/api/endpoints/query/%E0%A4%A?project=a', status: 404, code: 'not_found' },
+        { name: 'unknown path', path: '/nope', status: 404, code: 'not_found' },
+        { name: 'no token', path: '/api/endpoints/query/logs.all?project=a', init: { headers: { 'X-API-KEY': '' } }, status: 401, code: 'unauthorized' },
+        { name: 'wrong token', path: '/api/endpoints/query/logs.all?project=a', init: { headers: { 'X-API-KEY': 'wrong-token-0123456789' } }, status: 401, code: 'unauthorized' },
+        { name: '401 comes before 404', path: '/api/endpoints/query/does-not-exist', init: { headers: { 'X-API-KEY': '' } }, status: 401, code: 'unauthorized' },
+        { name: 'DELETE', path: '/api/endpoints/query/logs.all', init: { method: 'DELETE' }, status: 405, code: 'method_not_allowed' },
+        { name: 'PUT on /health', path: '/health', init: { method: 'PUT' }, status: 405, code: 'method_not_allowed' },
+        { name: 'invalid JSON body', path: '/api/endpoints/query/logs.all', init: { method: 'POST', body: '{"project":' }, status: 400, code: 'invalid_parameter' },
+        { name: 'JSON array body', path: '/api/endpoints/query/logs.all', init: { method: 'POST', body: '["project"]' }, status: 400, code: 'invalid_parameter' },
+        { name: 'non-string body value', path: '/api/endpoints/query/logs.all', init: { method: 'POST', body: '{"project": 5}' }, status: 400, code: 'invalid_parameter', param: 'project' },
+        { name: 'body too large', path: '/api/endpoints/query/logs.all', init: { method: 'POST', body: JSON.stringify({ project: 'x'.repeat(300 * 1024) }) }, status: 413, code: 'payload_too_large' },
+        { name: 'URL too long', path: `/api/endpoints/query/logs.all?project=${'x'.repeat(15 * 1024)}&y=${'y'.repeat(2 * 1024)}`, status: 414, code: 'uri_too_long' },
+      ];
+      for (const c of cases) {
+        test(`${c.name} → ${c.status} ${c.code}`, async () => {
+          const res = await call(base, c.path, c.init);
+          assert.equal(res.status, c.status);
+          const body = (await res.json()) as { error: { code: string; message: string; param?: string } };
+          assert.equal(body.error.code, c.code);
+          assert.equal(typeof body.error.message, 'string');
+          assert.equal(body.error.param, c.param);
+          assert.ok(res.headers.get('x-request-id'));
+          if (c.status === 401) assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
+          if (c.status === 405) assert.ok(res.headers.get('allow'));
+        });
+      }
+
+      test('Authorization: Bearer is accepted', async () => {
+        const res = await fetch(`${base}/api/endpoints/query/logs.all?project=alpha`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+        assert.equal(res.status, 200);
+      });
+    });
+
+    describe('other routes', () => {
+      test('/health and /ready', async () => {
+        assert.deepEqual(await (await fetch(`${base}/health`)).json(), { status: 'ok' });
+        const ready = await fetch(`${base}/ready`);
+        assert.equal(ready.status, 200);
+        assert.deepEqual(await ready.json(), { status: 'ready', engine: factory.name });
+      });
+
+      test('OPTIONS preflight allows the API headers', async () => {
+        const res = await fetch(`${base}/api/endpoints/query/logs.all`, { method: 'OPTIONS' });
+        assert.equal(res.status, 204);
+        assert.equal(res.headers.get('access-control-allow-origin'), '*');
+        assert.match(res.headers.get('access-control-allow-headers') ?? '', /X-API-KEY.*Authorization.*Content-Type.*LF-ENDPOINT-REDACT-PII/);
+      });
+    });
+  });
+}

@@ -1,0 +1,72 @@
+/**
+ * The two engines the behavioural suite runs against (hono's runTest pattern): each factory gives a
+ * fresh, empty log store with the schema applied, the service's engine, and an admin handle for
+ * fixtures.
+ */
+import pg from 'pg';
+import type { AdminExec, Engine } from '../../src/engine/engine.ts';
+import { createPgEngine } from '../../src/engine/pg-engine.ts';
+import { createPgliteEngine } from '../../src/engine/pglite-engine.ts';
+import { applySchema } from '../../src/schema.ts';
+import { createDatabase, startPostgres, type PgServer } from './pg-server.ts';
+
+export const SCHEMA = 'logs';
+
+export interface TestStore {
+  engine: Engine;
+  admin: AdminExec;
+  /** Present on real PostgreSQL: the throwaway server (outage tests) and the database URL. */
+  server?: PgServer;
+  url?: string;
+  teardown(): Promise<void>;
+}
+
+export interface EngineFactory {
+  name: 'pglite' | 'pg';
+  open(options?: { statementTimeoutMs?: number; poolMax?: number; connectTimeoutMs?: number }): Promise<TestStore>;
+}
+
+export const pgliteFactory: EngineFactory = {
+  name: 'pglite',
+  async open(options = {}) {
+    const { engine, admin } = await createPgliteEngine({ dataDir: null, schema: SCHEMA, statementTimeoutMs: options.statementTimeoutMs ?? 15_000 });
+    await applySchema(admin, SCHEMA);
+    return { engine, admin, teardown: () => engine.close() };
+  },
+};
+
+let shared: Promise<PgServer> | undefined;
+let dbCounter = 0;
+
+/** One throwaway server per test process, one fresh database per open(). */
+export const pgFactory: EngineFactory = {
+  name: 'pg',
+  async open(options = {}) {
+    shared ??= startPostgres();
+    const server = await shared;
+    const url = await createDatabase(server, `t${process.pid}_${dbCounter++}`);
+    const adminPool = new pg.Pool({ connectionString: url, max: 2 });
+    adminPool.on('error', () => {});
+    const admin: AdminExec = (sql, params) => adminPool.query(sql, params as unknown[] | undefined);
+    await applySchema(admin, SCHEMA);
+    const engine = createPgEngine({
+      connectionString: url,
+      schema: SCHEMA,
+      statementTimeoutMs: options.statementTimeoutMs ?? 15_000,
+      poolMax: options.poolMax ?? 5,
+      connectTimeoutMs: options.connectTimeoutMs ?? 2_000,
+    });
+    return {
+      engine,
+      admin,
+      server,
+      url,
+      async teardown() {
+        await engine.close().catch(() => {});
+        await adminPool.end().catch(() => {});
+      },
+    };
+  },
+};
+
+export const ENGINES: readonly EngineFactory[] = [pgliteFactory, pgFactory];

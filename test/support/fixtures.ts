@@ -1,0 +1,41 @@
+import type { AdminExec } from '../../src/engine/engine.ts';
+
+export interface LogRow {
+  id: string;
+  timestamp: string;
+  event_message?: string;
+  project?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+/** Insert rows into one log table (fixture writes go through the admin handle, never the service). */
+export async function insertRows(admin: AdminExec, table: string, rows: readonly LogRow[]): Promise<void> {
+  for (const r of rows) {
+    await admin(`insert into logs.${table} (id, timestamp, event_message, project, metadata) values ($1, $2, $3, $4, $5)`, [
+      r.id,
+      r.timestamp,
+      r.event_message ?? '',
+      r.project ?? null,
+      JSON.stringify(r.metadata ?? {}),
+    ]);
+  }
+}
+
+/** An edge request row as ingesters write it. */
+export function edgeRow(id: string, timestamp: string, project: string, path: string, extra: Partial<LogRow> = {}): LogRow {
+  const url = `https://${project}.logs.test${path}`;
+  return {
+    id,
+    timestamp,
+    project,
+    event_message: `GET | 200 | 203.0.113.7 | ${url}`,
+    metadata: { request: { url, path, method: 'GET', headers: { 'x-forwarded-for': '203.0.113.7' } }, response: { status_code: 200 } },
+    ...extra,
+  };
+}
+
+/** ISO string with microseconds of `ms` since the epoch plus `micros`. */
+export function isoMicros(ms: number, micros = 0): string {
+  const d = new Date(ms);
+  return d.toISOString().slice(0, 23) + String(micros).padStart(3, '0') + 'Z';
+}

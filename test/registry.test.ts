@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { DefinitionError, loadRegistry } from '../src/registry.ts';
+import { QUERIES_DIR } from '../src/service.ts';
+
+test('the shipped stored queries load with the settings of SPEC 2.2', () => {
+  const r = loadRegistry(QUERIES_DIR);
+  const logs = r.lookup('logs.all')!;
+  const usage = r.lookup('usage.api-counts')!;
+  assert.equal(logs.id, 'dbfa1333-137e-484c-a48a-ab8e074edc7c');
+  assert.equal(usage.id, '5bcef039-51e9-4b34-b532-b1b3b908833d');
+  assert.deepEqual([logs.maxRows, logs.cachingSeconds, logs.cacheWarmingSeconds, logs.sandboxing, logs.redactPii], [1000, null, null, true, false]);
+  assert.deepEqual([usage.maxRows, usage.cachingSeconds, usage.cacheWarmingSeconds, usage.sandboxing, usage.redactPii], [1000, 900, 300, true, false]);
+  assert.deepEqual(logs.bindOrder, ['project', 'iso_timestamp_start', 'iso_timestamp_end']);
+  assert.equal(r.lookup(logs.id.toUpperCase()), logs);
+  assert.equal(r.lookup('LOGS.ALL'), undefined);
+  assert.ok(!logs.boundSql.includes('@'), 'every @param is bound');
+  assert.ok(Object.isFrozen(logs) && Object.isFrozen(r.all));
+});
+
+const GOOD = { id: '11111111-2222-3333-4444-555555555555', name: 'a.b', maxRows: 10, cachingSeconds: null, cacheWarmingSeconds: null, sandboxing: false, redactPii: false, params: { p: { type: 'string', required: true } } };
+
+const BAD: [string, Record<string, unknown>, string, RegExp][] = [
+  ['undeclared parameter', GOOD, 'select @p, @q', /undeclared parameter\(s\) @q/],
+  ['declared but unused', { ...GOOD, params: { p: { type: 'string', required: true }, x: { type: 'string', required: false } } }, 'select @p', /never used.*x/],
+  ['bad id', { ...GOOD, id: 'not-a-uuid' }, 'select @p', /"id"/],
+  ['bad name', { ...GOOD, name: 'A B' }, 'select @p', /"name"/],
+  ['maxRows zero', { ...GOOD, maxRows: 0 }, 'select @p', /maxRows/],
+  ['warming without caching', { ...GOOD, cacheWarmingSeconds: 5 }, 'select @p', /cacheWarmingSeconds/],
+  ['warming not shorter than caching', { ...GOOD, cachingSeconds: 5, cacheWarmingSeconds: 5 }, 'select @p', /cacheWarmingSeconds/],
+  ['unknown param type', { ...GOOD, params: { p: { type: 'int', required: true } } }, 'select @p', /"type"/],
+  ['reserved param name', { ...GOOD, params: { sql: { type: 'string', required: true } } }, 'select @sql', /reserved/],
+  ['enum without values', { ...GOOD, params: { p: { type: 'enum', required: true, values: [] } } }, 'select @p', /enum/],
+  ['unterminated literal', GOOD, "select @p, 'oops", /unterminated/],
+  ['positional parameter', GOOD, 'select @p, $1', /positional/],
+];
+for (const [name, def, sql, message] of BAD) {
+  test(`a bad definition stops start-up naming the file: ${name}`, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'registry-'));
+    writeFileSync(join(dir, `${String(def.name)}.json`), JSON.stringify(def));
+    writeFileSync(join(dir, `${String(def.name)}.sql`), sql);
+    assert.throws(() => loadRegistry(dir), (err: unknown) => err instanceof DefinitionError && err.message.includes(dir) && message.test(err.message));
+  });
+}
+
+test('duplicate names across files are refused', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'registry-'));
+  writeFileSync(join(dir, 'a.b.json'), JSON.stringify(GOOD));
+  writeFileSync(join(dir, 'a.b.sql'), 'select @p');
+  writeFileSync(join(dir, 'c.d.json'), JSON.stringify({ ...GOOD, name: 'c.d' }));
+  writeFileSync(join(dir, 'c.d.sql'), 'select @p');
+  assert.throws(() => loadRegistry(dir), /id 11111111-2222-3333-4444-555555555555 is also used/);
+});

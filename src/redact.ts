@@ -28,18 +28,17 @@
 
 export const REDACTED = 'REDACTED';
 
-// An octet 0-255; alternatives ordered so the longest valid reading is tried first.
+// Speed: scanFrom() finds each ':' or '.' with indexOf and tries only the one start that can lead
+// to it, instead of sliding a regex over every character. IPv4 is parsed by hand (matchIPv4); IPv6
+// uses the sticky IPV6_AT at that start, after a cheap screen (mayBeIPv6).
+
+// An octet 0-255, for the IPv4 tail of an IPv6 candidate; longest reading first.
 const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|0?\d?\d)`;
 const IPV4 = String.raw`${OCTET}(?:\.${OCTET}){3}`;
 
-// Both address regexes are sticky: scanFrom() finds each '.' or ':' with indexOf and tries them only
-// at the one start that can lead to it, instead of sliding them over every character.
-// Lookbehind/lookahead keep the match off longer digit or dotted runs (`1.2.3.4.5`, `x1.2.3.4`).
-const IPV4_AT = new RegExp(String.raw`(?<![\w.])${IPV4}(?::\d{1,5})?(?!\w|\.\d)`, 'y');
-const IPV4_EXACT = new RegExp(`^${IPV4}$`);
-
 // IPv6 candidates are found loosely and judged by isIPv6(). The lookahead demands a ':' within the
-// first 5 characters and the {2,39} cap bounds backtracking on long hex/colon runs.
+// first 5 characters, the {2,39} cap bounds backtracking on long hex/colon runs, and the
+// lookbehind/lookahead keep a candidate off longer runs (`std::`, `10:15:30.5`).
 const CORE6 = String.raw`(?=[0-9A-Fa-f]{0,4}:)[0-9A-Fa-f:]{2,39}(?:${IPV4})?`;
 const ZONE = String.raw`(?:%\w+(?:[.-]\w+)*)?`;
 const IPV6_AT = new RegExp(
@@ -47,8 +46,6 @@ const IPV6_AT = new RegExp(
     String.raw`|(?<![\w:.])(${CORE6})${ZONE}(?![\w:]|\.\d)`,
   'y',
 );
-const HEX_GROUP = /^[0-9A-Fa-f]{1,4}$/;
-const DECIMAL = /\d/;
 
 // RFC 5322 atext; the lookbehind starts a local part only at the start of an atext run, which also
 // keeps scanning linear on long base64-like runs.
@@ -71,8 +68,8 @@ export function redactString(s: string): string {
   if (!colon && !dot) return s;
   let out = s;
   // IPv6 first: an IPv4-mapped address would otherwise lose only its IPv4 tail.
-  if (colon) out = scanFrom(out, ':', probeIPv6, redactIPv6Match);
-  if (dot) out = scanFrom(out, '.', probeIPv4, redactIPv4Match);
+  if (colon) out = scanFrom(out, ':', probeIPv6);
+  if (dot) out = scanFrom(out, '.', probeIPv4);
   if (dot && out.includes('@')) out = out.replace(EMAIL_RE, redactEmailMatch);
   return out;
 }
@@ -125,69 +122,153 @@ function isPlainObject(v: object): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** A candidate found by a probe: `s[start, end)`, to be replaced or (keep) skipped whole. */
+interface Hit {
+  start: number;
+  end: number;
+  keep: boolean;
+}
+
 /**
- * Rebuild `s` with `replace` applied to each match `probe` finds from a `trigger` character. Like a
- * global replace, matches never overlap and a rejected match is skipped as a whole.
+ * Rebuild `s` with each address that `probe` finds from a `trigger` character replaced. Like a
+ * global replace, hits never overlap and a kept (rejected) candidate is skipped as a whole.
  */
-function scanFrom(
-  s: string,
-  trigger: string,
-  probe: (s: string, at: number) => RegExpExecArray | null,
-  replace: (m: RegExpExecArray, s: string) => string,
-): string {
+function scanFrom(s: string, trigger: string, probe: (s: string, at: number) => Hit | null): string {
   let out = '';
   let copied = 0; // s[0, copied) is in `out` already
-  let resume = 0; // end of the last match, replaced or not
+  let resume = 0; // end of the last hit, replaced or kept
   for (let at = s.indexOf(trigger); at !== -1; at = s.indexOf(trigger, Math.max(at + 1, resume))) {
-    const m = probe(s, at);
-    if (m === null || m.index < resume) continue;
-    resume = m.index + m[0].length;
-    const r = replace(m, s);
-    if (r !== m[0]) {
-      out += s.slice(copied, m.index) + r;
-      copied = resume;
+    const hit = probe(s, at);
+    if (hit === null || hit.start < resume) continue;
+    resume = hit.end;
+    if (!hit.keep) {
+      out += s.slice(copied, hit.start) + REDACTED;
+      copied = hit.end;
     }
   }
   return copied === 0 ? s : out + s.slice(copied);
 }
 
-/** Try IPV4_AT at the start of the up-to-3-digit octet that ends at the '.' at `dot`. */
-function probeIPv4(s: string, dot: number): RegExpExecArray | null {
+/** The IPv4 address (with optional port) whose first octet ends at the '.' at `dot`, if any. */
+function probeIPv4(s: string, dot: number): Hit | null {
   let start = dot;
   while (start > 0 && dot - start < 3 && isDigit(s.charCodeAt(start - 1))) start--;
+  // Not inside a longer digit, word or dotted run (`2211.2.3.4`, `v1.2.3.4`, `1.2.3.4.5`).
   if (start === dot || isWordOrDot(s.charCodeAt(start - 1))) return null;
-  IPV4_AT.lastIndex = start;
-  return IPV4_AT.exec(s);
+  const end = matchIPv4(s, start);
+  if (end === -1) return null;
+  // `Chrome/120.0.0.0`: a product version in a User-Agent, see the module comment.
+  const keep = s.startsWith('.0.0.0', end - 6) && s.charCodeAt(start - 1) === 0x2f && isLetter(s.charCodeAt(start - 2));
+  return { start, end, keep };
 }
 
-/** Try IPV6_AT where an address whose first ':' is at `colon` would start (after `[` or not). */
-function probeIPv6(s: string, colon: number): RegExpExecArray | null {
+/**
+ * End of the dotted quad (octets 0-255, up to 3 digits each) at `start`, with a `:port` of 1-5
+ * digits when one follows, or -1. Nothing may follow but a non-word character that is not `.digit`.
+ */
+function matchIPv4(s: string, start: number): number {
+  let i = start;
+  for (let octet = 0; octet < 4; octet++) {
+    if (octet > 0 && s.charCodeAt(i++) !== 0x2e) return -1;
+    let value = 0;
+    const first = i;
+    while (i - first < 3 && isDigit(s.charCodeAt(i))) value = value * 10 + s.charCodeAt(i++) - 0x30;
+    // A longer or larger octet has no shorter reading either: a digit would follow it.
+    if (i === first || value > 255) return -1;
+  }
+  if (s.charCodeAt(i) === 0x3a) {
+    let port = i + 1;
+    while (port - i <= 5 && isDigit(s.charCodeAt(port))) port++;
+    if (port > i + 1 && endsToken(s, port)) return port;
+  }
+  return endsToken(s, i) ? i : -1;
+}
+
+function endsToken(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  return !isWordChar(c) && !(c === 0x2e && isDigit(s.charCodeAt(i + 1)));
+}
+
+/** The IPv6 candidate whose first ':' is at `colon` (bracketed or not), kept unless valid. */
+function probeIPv6(s: string, colon: number): Hit | null {
   let start = colon;
   while (start > 0 && colon - start < 4 && isHex(s.charCodeAt(start - 1))) start--;
   // Only `::` may begin an address; `https:` and `key: value` stop here.
   if (start === colon && s.charCodeAt(colon + 1) !== 0x3a) return null;
   const before = s.charCodeAt(start - 1);
+  if (before !== 0x5b && (isWordOrDot(before) || before === 0x3a)) return null; // the lookbehind
+  if (!mayBeIPv6(s, colon)) return null;
+  let m: RegExpExecArray | null = null;
   if (before === 0x5b) {
     IPV6_AT.lastIndex = start - 1;
-    const bracketed = IPV6_AT.exec(s);
-    if (bracketed !== null) return bracketed;
-  } else if (isWordOrDot(before) || before === 0x3a) {
-    return null;
+    m = IPV6_AT.exec(s);
   }
-  IPV6_AT.lastIndex = start;
-  return IPV6_AT.exec(s);
+  if (m === null) {
+    IPV6_AT.lastIndex = start;
+    m = IPV6_AT.exec(s);
+  }
+  if (m === null) return null;
+  return { start: m.index, end: m.index + m[0].length, keep: !isIPv6(m[1] ?? m[2] ?? '') };
 }
 
-function redactIPv6Match(m: RegExpExecArray): string {
-  return isIPv6(m[1] ?? m[2] ?? '') ? REDACTED : m[0];
+/**
+ * Cheap screen before the regex: a valid address has a `::` or, written in full, at least 6
+ * colons (7, or 6 before an IPv4 tail). Clock times, `key:value` and MACs stop here.
+ */
+function mayBeIPv6(s: string, colon: number): boolean {
+  let colons = 0;
+  for (let i = colon; i < s.length && i - colon < 40; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x3a) {
+      if (s.charCodeAt(i + 1) === 0x3a) return true;
+      colons++;
+    } else if (!isHex(c)) {
+      break;
+    }
+  }
+  return colons >= 6;
 }
 
-function redactIPv4Match(m: RegExpExecArray, s: string): string {
-  // `Chrome/120.0.0.0`: a product version in a User-Agent, see the module comment.
-  if (m[0].endsWith('.0.0.0') && s.charCodeAt(m.index - 1) === 0x2f && isLetter(s.charCodeAt(m.index - 2))) {
-    return m[0];
+/**
+ * True when `text` (no brackets, no zone) is a valid IPv6 address with a decimal digit: groups of
+ * 1-4 hex digits, an IPv4 tail counting as two, exactly 8 groups or at most 7 around one `::`.
+ */
+function isIPv6(text: string): boolean {
+  const n = text.length;
+  let groups = 0;
+  let compressed = false;
+  let decimal = false;
+  let i = 0;
+  if (text.startsWith('::')) {
+    compressed = true;
+    i = 2;
+    if (i === n) return false; // `::` alone
   }
-  return REDACTED;
+  for (;;) {
+    const start = i;
+    while (i < n && i - start < 5 && isHex(text.charCodeAt(i))) {
+      decimal ||= isDigit(text.charCodeAt(i));
+      i++;
+    }
+    if (text.charCodeAt(i) === 0x2e) {
+      // The group just read opens the IPv4 tail, which must end the text.
+      if (matchIPv4(text, start) !== n) return false;
+      groups += 2;
+      break;
+    }
+    if (i === start || i - start > 4) return false; // empty group (`:::`, lone ':') or too long
+    groups++;
+    if (i === n) break;
+    if (text.charCodeAt(i++) !== 0x3a) return false;
+    if (text.charCodeAt(i) === 0x3a) {
+      if (compressed) return false;
+      compressed = true;
+      if (++i === n) break;
+    } else if (i === n) {
+      return false; // trailing single ':'
+    }
+  }
+  return decimal && (compressed ? groups <= 7 : groups === 8);
 }
 
 function redactEmailMatch(match: string): string {
@@ -202,31 +283,6 @@ function redactEmailMatch(match: string): string {
   }
   while (start < at && !isWordChar(match.charCodeAt(start))) start++;
   return start === at ? match : match.slice(0, start) + REDACTED;
-}
-
-/** True when `text` (no brackets, no zone) is a valid IPv6 address that contains a decimal digit. */
-function isIPv6(text: string): boolean {
-  if (!DECIMAL.test(text)) return false;
-  let body = text;
-  const dot = text.indexOf('.');
-  if (dot !== -1) {
-    // An IPv4 tail stands for the last two groups; check it, then validate with two stand-ins.
-    const cut = text.lastIndexOf(':');
-    if (cut > dot || !IPV4_EXACT.test(text.slice(cut + 1))) return false;
-    body = `${text.slice(0, cut + 1)}0:0`;
-  }
-  const halves = body.split('::');
-  if (halves.length > 2) return false;
-  let groups = 0;
-  for (const half of halves) {
-    if (half === '') continue;
-    for (const group of half.split(':')) {
-      // An empty group here means ':::' or a lone leading/trailing ':'.
-      if (!HEX_GROUP.test(group)) return false;
-      groups++;
-    }
-  }
-  return halves.length === 2 ? groups >= 1 && groups <= 7 : groups === 8;
 }
 
 function isLetter(c: number): boolean {
@@ -245,7 +301,7 @@ function isWordChar(c: number): boolean {
   return isLetter(c) || isDigit(c) || c === 0x5f;
 }
 
-// Mirrors the regexes' `(?<![\w.])`; NaN (before the string start) is neither.
+// The `(?<![\w.])` boundary by hand; NaN (before the string start) is neither.
 function isWordOrDot(c: number): boolean {
   return isWordChar(c) || c === 0x2e;
 }

@@ -22,6 +22,8 @@ const POSITIVE: { input: string; expected: string }[] = [
   { input: 'upstream 10.2.3.4:5432 timed out after 10:00:30.250', expected: `upstream ${R} timed out after 10:00:30.250` },
   { input: '1.2.3.4,5.6.7.8;9.10.11.12', expected: `${R},${R};${R}` },
   { input: 'version 15.1.0.147', expected: `version ${R}` },
+  { input: 'GET /hosts/10.0.0.1/status', expected: `GET /hosts/${R}/status` },
+  { input: '1.2.3.4:123456 and 1.2.3.4:db', expected: `${R}:123456 and ${R}:db` },
   // IPv6
   { input: '2001:0db8:85a3:0000:0000:8a2e:0370:7334', expected: R },
   { input: '1:2:3:4:5:6:7:8', expected: R },

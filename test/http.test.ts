@@ -49,6 +49,8 @@ for (const factory of ENGINES) {
     let service: Service;
     let base: string;
     const now = Date.now();
+    // The cache's clock: moved by hand, so TTLs are tested without sleeping.
+    const clock = { t: now, now: () => clock.t };
     const usageRows = [
       { id: 'u1', ago: 5 * 60e3, path: '/rest/v1/todos', project: 'alpha' },
       { id: 'u2', ago: 5 * 60e3, path: '/storage/v1/object/avatars/a.png', project: 'alpha' },
@@ -78,7 +80,7 @@ for (const factory of ENGINES) {
       await insertRows(store.admin, 'postgres_logs', [{ id: 'p1', timestamp: T0, project: 'alpha', event_message: 'checkpoint' }]);
       // 150 rows of project bulk: logs.all stops at its statement's limit of 100.
       await store.admin(`insert into logs.edge_logs (id, timestamp, project) select 'bulk' || g, timestamp '2026-01-01' + g * interval '1 second', 'bulk' from generate_series(1, 150) g`);
-      service = await startTestService(store);
+      service = await startTestService(store, {}, clock);
       base = service.url;
     });
     after(async () => {
@@ -191,6 +193,100 @@ for (const factory of ENGINES) {
       test('a pattern that matches nothing returns no rows', async () => {
         const res = await call(base, '/api/endpoints/query/usage.api-counts?interval=hourly&project=zzz-none');
         assert.deepEqual(await res.json(), { result: [] });
+      });
+    });
+
+    describe('caching (usage.api-counts: 900 s, warmed every 300 s)', () => {
+      const usage = (project: string, extra = '') => `/api/endpoints/query/usage.api-counts?interval=daily&project=${project}${extra}`;
+
+      test('miss, then hit with Age and ttl; ETag and Server-Timing on both', async () => {
+        const first = await call(base, usage('c1'));
+        assert.equal(first.status, 200);
+        assert.match(first.headers.get('cache-status')!, /^endpoints; fwd=miss; stored; ttl=900$/);
+        assert.equal(first.headers.get('age'), null);
+        assert.match(first.headers.get('server-timing')!, /^db;dur=\d+(\.\d+)?, total;dur=/);
+        const body = await first.text();
+        clock.t += 42_000;
+        const second = await call(base, usage('c1'));
+        assert.match(second.headers.get('cache-status')!, /^endpoints; hit; ttl=858$/);
+        assert.equal(second.headers.get('age'), '42');
+        assert.equal(second.headers.get('etag'), first.headers.get('etag'));
+        assert.equal(await second.text(), body);
+      });
+
+      test('id and name share an entry; unknown parameters and parameter order do not split it', async () => {
+        await call(base, usage('c2'));
+        for (const path of [
+          `/api/endpoints/query/${USAGE_ID}?interval=daily&project=c2`,
+          '/api/endpoints/query/usage.api-counts?project=c2&interval=daily',
+          usage('c2', '&utm_source=x'),
+        ]) {
+          const res = await call(base, path);
+          assert.match(res.headers.get('cache-status')!, /; hit;/, path);
+        }
+      });
+
+      test('redacted and plain results are cached apart', async () => {
+        await call(base, usage('c3'));
+        const redacted = await call(base, usage('c3'), { headers: { 'LF-ENDPOINT-REDACT-PII': 'true' } });
+        assert.match(redacted.headers.get('cache-status')!, /fwd=miss/);
+        const again = await call(base, usage('c3'), { headers: { 'LF-ENDPOINT-REDACT-PII': 'TRUE' } });
+        assert.match(again.headers.get('cache-status')!, /; hit;/);
+      });
+
+      test('50 concurrent misses on one key run one database query', async () => {
+        const before = service.cache.stats().dbQueries;
+        const answers = await Promise.all(Array.from({ length: 50 }, () => call(base, usage('c4'))));
+        assert.ok(answers.every((r) => r.status === 200));
+        assert.equal(service.cache.stats().dbQueries - before, 1);
+        await Promise.all(answers.map((r) => r.text()));
+      });
+
+      test('an entry older than its TTL is never served', async () => {
+        await call(base, usage('c5'));
+        clock.t += 900_000;
+        const res = await call(base, usage('c5'));
+        assert.match(res.headers.get('cache-status')!, /fwd=miss/);
+      });
+
+      test('If-None-Match with the current ETag gives 304 and no body', async () => {
+        const first = await call(base, usage('c6'));
+        const etag = first.headers.get('etag')!;
+        const res = await call(base, usage('c6'), { headers: { 'If-None-Match': etag } });
+        assert.equal(res.status, 304);
+        assert.equal(await res.text(), '');
+        assert.equal(res.headers.get('etag'), etag);
+        const other = await call(base, usage('c6'), { headers: { 'If-None-Match': '"something-else"' } });
+        assert.equal(other.status, 200);
+      });
+
+      test('errors are not cached', async () => {
+        const bad = await call(base, usage('(c7'));
+        assert.equal(bad.status, 400);
+        assert.equal(bad.headers.get('cache-status'), null);
+      });
+    });
+
+    describe('PII redaction', () => {
+      test('the header redacts IPs and e-mails at any depth; keys untouched; without it nothing changes', async () => {
+        await insertRows(store.admin, 'edge_logs', [
+          edgeRow('pii1', T0, 'pii', '/auth/v1/token', {
+            event_message: 'login alice@example.com from 203.0.113.7 via [2001:db8::1]:443',
+            metadata: { request: { headers: { 'x-forwarded-for': '198.51.100.2, ::ffff:192.0.2.1', 'alice@example.com': 'key kept' } }, response: { status_code: 200 }, tags: ['bob@example.org', 7] },
+          }),
+        ]);
+        const plain = (await (await call(base, '/api/endpoints/query/logs.all?project=pii')).json()) as { result: { event_message: string }[] };
+        assert.equal(plain.result[0]!.event_message, 'login alice@example.com from 203.0.113.7 via [2001:db8::1]:443');
+        for (const value of ['true', 'TRUE', ' True ']) {
+          const res = await call(base, '/api/endpoints/query/logs.all?project=pii', { headers: { 'LF-ENDPOINT-REDACT-PII': value } });
+          const row = ((await res.json()) as { result: { id: string; timestamp: string; event_message: string; metadata: Record<string, any> }[] }).result[0]!;
+          assert.equal(row.event_message, 'login REDACTED from REDACTED via REDACTED');
+          assert.deepEqual(row.metadata.request.headers, { 'x-forwarded-for': 'REDACTED, REDACTED', 'alice@example.com': 'key kept' });
+          assert.deepEqual(row.metadata.tags, ['REDACTED', 7]);
+          assert.equal(row.timestamp, T0);
+        }
+        const off = await call(base, '/api/endpoints/query/logs.all?project=pii', { headers: { 'LF-ENDPOINT-REDACT-PII': 'false' } });
+        assert.match(((await off.json()) as { result: { event_message: string }[] }).result[0]!.event_message, /alice@example\.com/);
       });
     });
 

@@ -5,8 +5,8 @@ import { ResultCache, type Clock } from './cache.ts';
 import type { Config } from './config.ts';
 import type { Engine } from './engine/engine.ts';
 import { errorFields, type Logger } from './logger.ts';
-import { loadRegistry, type Registry } from './registry.ts';
-import { initSandbox } from './sandbox.ts';
+import { DefinitionError, loadRegistry, type Registry } from './registry.ts';
+import { initSandbox, prepareStored } from './sandbox.ts';
 import { listen } from './server.ts';
 
 /** Directory of the stored queries shipped with the service. */
@@ -30,6 +30,8 @@ export interface ServiceOptions {
   logger: Logger;
   queriesDir?: string;
   clock?: Clock;
+  /** Close the engine on close() (default). Tests that share one engine between services say false. */
+  closeEngine?: boolean;
 }
 
 /** Load and freeze everything, then listen. The engine is created by the caller (main or a test). */
@@ -37,6 +39,15 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const { config, engine, logger } = opts;
   const registry = loadRegistry(opts.queriesDir ?? QUERIES_DIR);
   await initSandbox();
+  // A stored statement that cannot take caller SQL is a definition error at start-up, not a 500 later.
+  for (const q of registry.all) {
+    if (!q.sandboxing) continue;
+    try {
+      prepareStored(q.boundSql);
+    } catch (err) {
+      throw new DefinitionError(`${q.file}: sandboxing is enabled but the statement cannot be sandboxed: ${(err as Error).message}`);
+    }
+  }
   const cache = new ResultCache({
     maxEntries: config.cacheMaxEntries,
     maxBytes: config.cacheMaxBytes,
@@ -61,7 +72,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
-        await engine.close();
+        if (opts.closeEngine !== false) await engine.close();
       })();
       return closing;
     },

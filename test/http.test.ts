@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Service } from '../src/service.ts';
+import { fileURLToPath } from 'node:url';
 import { ENGINES, type TestStore } from './support/engines.ts';
+import { ALLOWED, REJECTED } from './support/sandbox-cases.ts';
 import { edgeRow, insertRows, isoMicros } from './support/fixtures.ts';
 import { call, startTestService, TOKEN } from './support/service.ts';
 
@@ -287,6 +289,108 @@ for (const factory of ENGINES) {
         }
         const off = await call(base, '/api/endpoints/query/logs.all?project=pii', { headers: { 'LF-ENDPOINT-REDACT-PII': 'false' } });
         assert.match(((await off.json()) as { result: { event_message: string }[] }).result[0]!.event_message, /alice@example\.com/);
+      });
+    });
+
+    describe('sandboxed sql over the stored CTEs', () => {
+      const sandboxed = (sql: string, params: Record<string, string> = { project: 'alpha' }, target = 'logs.all', headers: Record<string, string> = {}) =>
+        call(base, `/api/endpoints/query/${target}`, { method: 'POST', body: JSON.stringify({ ...params, sql }), headers: { 'Content-Type': 'application/json', ...headers } });
+      const snapshot = async () => {
+        const tables = await store.admin(`select table_schema || '.' || table_name as t from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema') order by 1`);
+        const counts = await store.admin(`select (select count(*) from logs.edge_logs)::int as edge, (select count(*) from logs.auth_logs)::int as auth, (select count(*) from logs.postgres_logs)::int as pg`);
+        return JSON.stringify([(tables as { rows: unknown[] }).rows, (counts as { rows: unknown[] }).rows]);
+      };
+
+      test('stored parameters still bind: the caller reads only the project\'s rows', async () => {
+        const res = await sandboxed('select count(*) as n, max(timestamp) as latest from edge_logs');
+        assert.equal(res.status, 200);
+        assert.deepEqual(await res.json(), { result: [{ n: 5, latest: '2026-11-21T12:00:00.123456Z' }] });
+        const beta = await sandboxed('select id from edge_logs', { project: 'beta' });
+        assert.deepEqual(await beta.json(), { result: [{ id: 'b1' }] });
+        const viaQuery = await call(base, `/api/endpoints/query/logs.all?project=alpha&sql=${encodeURIComponent('select id from postgres_logs')}`);
+        assert.deepEqual(await viaQuery.json(), { result: [{ id: 'p1' }] });
+      });
+
+      test('the caller\'s own WITH sees the stored CTEs', async () => {
+        const res = await sandboxed(`with mine as (select id from edge_logs where timestamp <= '${T0}') select id from mine order by id`);
+        assert.deepEqual(await res.json(), { result: [{ id: 'e1' }, { id: 'e2' }] });
+      });
+
+      for (const [label, sql] of ALLOWED) {
+        test(`legitimate: ${label}`, async () => {
+          const res = await sandboxed(sql);
+          const body = (await res.json()) as { result?: unknown[]; error?: unknown };
+          assert.equal(res.status, 200, JSON.stringify(body));
+          assert.ok(Array.isArray(body.result));
+        });
+      }
+
+      test('hostile statements are all rejected with invalid_sql and the database is unchanged', async () => {
+        const before = await snapshot();
+        // Over HTTP an empty or blank sql counts as absent (DESIGN 3) and runs the stored statement.
+        const hostile = REJECTED.filter(([, sql]) => sql.trim() !== '');
+        assert.ok(hostile.length >= 40);
+        for (const [label, sql] of hostile) {
+          const res = await sandboxed(sql);
+          const body = (await res.json()) as { error?: { code: string } };
+          assert.equal(res.status, 400, label);
+          assert.equal(body.error?.code, 'invalid_sql', label);
+        }
+        assert.equal(await snapshot(), before);
+        assert.equal((await call(base, '/health')).status, 200);
+      });
+
+      const runtime: [string, string, RegExp][] = [
+        ['division by zero', 'select 1 / 0 as x', /division by zero/],
+        ['bad cast', "select 'abc'::int as x", /invalid input syntax/],
+        ['more than one row from a scalar subquery', 'select (select id from edge_logs) as x', /more than one row/],
+      ];
+      for (const [label, sql, message] of runtime) {
+        test(`runtime error in caller SQL is query_error: ${label}`, async () => {
+          const res = await sandboxed(sql);
+          assert.equal(res.status, 400);
+          const body = (await res.json()) as { error: { code: string; message: string } };
+          assert.equal(body.error.code, 'query_error');
+          assert.match(body.error.message, message);
+        });
+      }
+
+      test('max rows holds for caller SQL: a self-join of 22,500 rows returns 1000 and says it was cut', async () => {
+        const res = await sandboxed('select a.id as a, b.id as b from edge_logs a cross join edge_logs b', { project: 'bulk' });
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('x-result-truncated'), 'true');
+        assert.equal(((await res.json()) as { result: unknown[] }).result.length, 1000);
+      });
+
+      test('sql is part of the cache key of a cached stored query', async () => {
+        const a = await sandboxed('select count(*) as n from requests', { interval: 'daily', project: 'alpha\\.example\\.co' }, 'usage.api-counts');
+        const b = await sandboxed('select count(*) + 1000 as n from requests', { interval: 'daily', project: 'alpha\\.example\\.co' }, 'usage.api-counts');
+        const na = ((await a.json()) as { result: { n: number }[] }).result[0]!.n;
+        assert.equal(((await b.json()) as { result: { n: number }[] }).result[0]!.n, na + 1000);
+        assert.equal(na, expectedUsage(usageRows, now, 'daily', /alpha\.example\.co/).length === 0 ? 0 : usageRows.filter((r) => r.project === 'alpha' && r.ago <= 7 * 86400e3).length);
+        const again = await sandboxed('select count(*) as n from requests', { interval: 'daily', project: 'alpha\\.example\\.co' }, 'usage.api-counts');
+        assert.match(again.headers.get('cache-status')!, /; hit;/);
+      });
+
+      describe('a stored query with sandboxing disabled and redaction on', () => {
+        let plain: Service;
+        before(async () => {
+          plain = await startTestService(store, {}, undefined, { queriesDir: fileURLToPath(new URL('./fixtures/queries/', import.meta.url)), closeEngine: false });
+        });
+        after(() => plain.close());
+
+        test('sql gives sandbox_disabled', async () => {
+          const res = await call(plain.url, `/api/endpoints/query/plain.echo?value=x&sql=${encodeURIComponent('select 1')}`);
+          assert.equal(res.status, 400);
+          assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'sandbox_disabled');
+        });
+
+        test('max rows cuts the stored statement; the header cannot switch stored redaction off', async () => {
+          const res = await call(plain.url, '/api/endpoints/query/plain.echo?value=mail%20alice@example.com', { headers: { 'LF-ENDPOINT-REDACT-PII': 'false' } });
+          assert.equal(res.status, 200);
+          assert.equal(res.headers.get('x-result-truncated'), 'true');
+          assert.deepEqual(await res.json(), { result: [{ value: 'mail REDACTED', n: 1 }, { value: 'mail REDACTED', n: 2 }] });
+        });
       });
     });
 

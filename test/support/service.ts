@@ -7,9 +7,9 @@ import type { TestStore } from './engines.ts';
 export const TOKEN = 'test-token-0123456789abcdef';
 
 /** Start the real service on port 0 over a test store. */
-export async function startTestService(store: TestStore, env: Record<string, string> = {}, clock?: Clock): Promise<Service> {
+export async function startTestService(store: TestStore, env: Record<string, string> = {}, clock?: Clock, extra: { queriesDir?: string; closeEngine?: boolean } = {}): Promise<Service> {
   const config = readConfig({ PORT: '0', HOST: '127.0.0.1', ACCESS_TOKENS: TOKEN, LOG_LEVEL: 'silent', ...env });
-  return startService({ config, engine: store.engine, tokens: config.accessTokens, logger: createLogger('silent'), ...(clock ? { clock } : {}) });
+  return startService({ config, engine: store.engine, tokens: config.accessTokens, logger: createLogger('silent'), ...(clock ? { clock } : {}), ...extra });
 }
 
 /** fetch with the test token unless headers say otherwise. */

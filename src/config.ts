@@ -79,7 +79,7 @@ export function readConfig(env: Env = process.env): Config {
     connectTimeoutMs: int('CONNECT_TIMEOUT_MS', 2_000, 1, 600_000),
     maxBodyBytes: int('MAX_BODY_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     maxUrlBytes: int('MAX_URL_BYTES', 16 * 1024, 256, 1024 * 1024),
-    seedRows: int('SEED_ROWS', 20_000, 0, 10_000_000),
+    seedRows: int('SEED_ROWS', 5_000, 0, 10_000_000),
   });
 }
 

@@ -54,8 +54,14 @@ async function main(): Promise<void> {
     process.stdout.write(`try: curl -H 'X-API-KEY: ${generated}' '${service.url}/api/endpoints/query/logs.all?project=default'\n`);
   }
 
-  // A second signal is not caught (process.once): it ends the process at once, as an operator expects.
+  let stopping = false;
   const shutdown = (signal: string) => {
+    // A second signal (Ctrl-C twice) means "now", as an operator expects.
+    if (stopping) {
+      logger.warn('second signal: exiting without waiting', { signal });
+      process.exit(1);
+    }
+    stopping = true;
     logger.info('shutting down', { signal, drain_timeout_ms: config.drainTimeoutMs });
     const force = setTimeout(() => {
       logger.error('shutdown did not finish in time; exiting', { signal });
@@ -73,8 +79,8 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
 main().catch((err: unknown) => {

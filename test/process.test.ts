@@ -139,5 +139,24 @@ describe('the process', () => {
       assert.ok(lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM'));
       assert.equal(p.stderr(), '');
     });
+
+    test('a second signal during the drain exits at once with 1', async () => {
+      const p = track(spawnMain({ PORT: '0', DATABASE_URL: store.url!, ACCESS_TOKENS: TOKEN, QUERIES_DIR: SLOW_QUERIES_DIR }));
+      const url = await listening(p);
+      const pending = fetch(`${url}/api/endpoints/query/test.slow?seconds=3`, { headers: { 'X-API-KEY': TOKEN } }).catch((err: Error) => err.name);
+      await waitFor('the statement to run', async () => (await activeSleeps(store)) === 1, 5_000);
+      p.child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(p.child.exitCode, null, 'still draining after the first signal');
+      const second = Date.now();
+      p.child.kill('SIGINT');
+      const { code, at } = await p.exited;
+      assert.equal(code, 1);
+      assert.ok(at - second < 1_000, `exited ${at - second} ms after the second signal`);
+      assert.equal(await pending, 'TypeError');
+      assert.match(p.stderr(), /"msg":"second signal: exiting without waiting","signal":"SIGINT"/);
+      // PostgreSQL does not notice a vanished client during pg_sleep: let the orphan end before other tests look.
+      await waitFor('the orphaned statement to end', async () => (await activeSleeps(store)) === 0, 10_000);
+    });
   });
 });

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError, type TokenGrant } from './access-tokens.ts';
 
 /** Everything the service reads from its environment, validated once at start-up (DESIGN 7). */
 export interface Config {
@@ -6,8 +7,10 @@ export interface Config {
   host: string;
   databaseUrl: string | null;
   logSchema: string;
-  /** Tokens as given; empty when none is configured (embedded mode then generates one). */
-  accessTokens: string[];
+  /** Accepted tokens with their scopes; empty when none is configured (embedded mode then generates one). */
+  accessTokens: readonly TokenGrant[];
+  /** Token required by GET /metrics; null leaves it open. */
+  metricsToken: TokenGrant | null;
   dataDir: string | null;
   statementTimeoutMs: number;
   cacheMaxEntries: number;
@@ -18,6 +21,15 @@ export interface Config {
   connectTimeoutMs: number;
   maxBodyBytes: number;
   maxUrlBytes: number;
+  /** A client must send its request headers within this, and the whole request within requestTimeoutMs. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** Idle keep-alive connections are closed after this. */
+  keepAliveTimeoutMs: number;
+  /** On SIGTERM/SIGINT, in-flight requests get this long to finish before their connections are cut. */
+  drainTimeoutMs: number;
+  /** Directory of stored queries; null means the shipped sql/queries. */
+  queriesDir: string | null;
   /** Rows the embedded store is seeded with on first start (edge rows; other sources proportional). */
   seedRows: number;
 }
@@ -62,6 +74,17 @@ export function readConfig(env: Env = process.env): Config {
   if (databaseUrl !== null && accessTokens.length === 0) {
     throw new ConfigError('ACCESS_TOKENS or ACCESS_TOKENS_FILE must be set when DATABASE_URL is set');
   }
+  const metricsRaw = str('METRICS_TOKEN');
+  const metricsToken = metricsRaw === undefined ? null : tokenOrConfigError(() => parseGrant(metricsRaw, 'METRICS_TOKEN'));
+
+  const headersTimeoutMs = int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  // node:http refuses a headers timeout longer than the whole-request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
+  }
+  const queriesDir = str('QUERIES_DIR') ?? null;
+  if (queriesDir !== null && !isDirectory(queriesDir)) throw new ConfigError(`QUERIES_DIR must be a directory of stored queries, got "${queriesDir}"`);
 
   return Object.freeze({
     port: int('PORT', 4000, 0, 65535),
@@ -69,6 +92,7 @@ export function readConfig(env: Env = process.env): Config {
     databaseUrl,
     logSchema,
     accessTokens,
+    metricsToken,
     dataDir: str('DATA_DIR') ?? null,
     statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 15_000, 1, 3_600_000),
     cacheMaxEntries: int('CACHE_MAX_ENTRIES', 1_000, 1, 10_000_000),
@@ -79,13 +103,18 @@ export function readConfig(env: Env = process.env): Config {
     connectTimeoutMs: int('CONNECT_TIMEOUT_MS', 2_000, 1, 600_000),
     maxBodyBytes: int('MAX_BODY_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     maxUrlBytes: int('MAX_URL_BYTES', 16 * 1024, 256, 1024 * 1024),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 8_000, 0, 600_000),
+    queriesDir,
     seedRows: int('SEED_ROWS', 5_000, 0, 10_000_000),
   });
 }
 
-function readTokens(list: string | undefined, file: string | undefined): string[] {
-  const tokens: string[] = [];
-  if (list !== undefined) tokens.push(...list.split(','));
+function readTokens(list: string | undefined, file: string | undefined): TokenGrant[] {
+  const grants: TokenGrant[] = [];
+  if (list !== undefined) grants.push(...tokenOrConfigError(() => parseTokenList(list)));
   if (file !== undefined) {
     let text: string;
     try {
@@ -93,12 +122,29 @@ function readTokens(list: string | undefined, file: string | undefined): string[
     } catch (err) {
       throw new ConfigError(`ACCESS_TOKENS_FILE cannot be read: ${(err as Error).message}`);
     }
-    tokens.push(...text.split('\n').filter((line) => !line.trimStart().startsWith('#')));
+    grants.push(...tokenOrConfigError(() => parseTokenFile(text)));
   }
-  const cleaned = tokens.map((t) => t.trim()).filter((t) => t !== '');
-  for (const t of cleaned) {
-    if (t.length < 16) throw new ConfigError('ACCESS_TOKENS: every token must be at least 16 characters');
-    if (/\s/.test(t)) throw new ConfigError('ACCESS_TOKENS: tokens cannot contain whitespace');
+  // One token, one scope: a token listed twice (plain and hashed, or in both places) is ambiguous.
+  grants.forEach((g, i) => {
+    const first = grants.findIndex((other) => other.digest.equals(g.digest));
+    if (first !== i) throw new ConfigError(`${g.source}: the same token is already listed (${grants[first]!.source})`);
+  });
+  return grants;
+}
+
+function tokenOrConfigError<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof TokenFormatError) throw new ConfigError(err.message);
+    throw err;
   }
-  return cleaned;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

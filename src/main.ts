@@ -1,3 +1,4 @@
+import type { TokenGrant } from './access-tokens.ts';
 import { generateToken } from './auth.ts';
 import { ConfigError, readConfig, type Config } from './config.ts';
 import type { Engine } from './engine/engine.ts';
@@ -7,8 +8,8 @@ import { createLogger, errorFields } from './logger.ts';
 import { DefinitionError } from './registry.ts';
 import { startService } from './service.ts';
 
-/** How long in-flight requests may take to finish after SIGTERM/SIGINT before we exit anyway. */
-const DRAIN_TIMEOUT_MS = 8_000;
+/** After the drain deadline, how long closing connections and the pool may take before the process exits regardless. */
+const CLOSE_GRACE_MS = 1_500;
 
 async function main(): Promise<void> {
   let config: Config;
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
 
   let engine: Engine;
-  let tokens = config.accessTokens;
+  let tokens: readonly (string | TokenGrant)[] = config.accessTokens;
   let generated: string | null = null;
   if (config.databaseUrl !== null) {
     engine = createPgEngine({
@@ -45,30 +46,49 @@ async function main(): Promise<void> {
 
   const service = await startService({ config, engine, tokens, logger });
   const names = service.registry.all.map((q) => q.name).join(', ');
-  process.stdout.write(`saved-query endpoints listening on ${service.url} (engine: ${engine.name}; stored queries: ${names})\n`);
+  const scoped = config.accessTokens.filter((g) => g.scope !== null).length;
+  const tokenNote = generated === null ? `; access tokens: ${tokens.length}${scoped > 0 ? `, ${scoped} scoped` : ''}` : '';
+  process.stdout.write(`saved-query endpoints listening on ${service.url} (engine: ${engine.name}; stored queries: ${names}${tokenNote})\n`);
   if (generated !== null) {
     process.stdout.write(`access token (generated for this run; set ACCESS_TOKENS to choose one): ${generated}\n`);
     process.stdout.write(`try: curl -H 'X-API-KEY: ${generated}' '${service.url}/api/endpoints/query/logs.all?project=default'\n`);
   }
 
+  let stopping = false;
   const shutdown = (signal: string) => {
-    logger.info('shutting down', { signal });
-    const force = setTimeout(() => process.exit(0), DRAIN_TIMEOUT_MS);
+    // A second signal (Ctrl-C twice) means "now", as an operator expects.
+    if (stopping) {
+      logger.warn('second signal: exiting without waiting', { signal });
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info('shutting down', { signal, drain_timeout_ms: config.drainTimeoutMs });
+    const force = setTimeout(() => {
+      logger.error('shutdown did not finish in time; exiting', { signal });
+      process.exit(1);
+    }, config.drainTimeoutMs + CLOSE_GRACE_MS);
     force.unref();
     service.close().then(
-      () => process.exit(0),
+      () => {
+        logger.info('shut down', { signal });
+        process.exit(0);
+      },
       (err) => {
         logger.error('shutdown failed', errorFields(err));
         process.exit(1);
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof DefinitionError || err instanceof ConfigError) {
+  if (err instanceof ConfigError) {
+    // e.g. a token scope naming no stored query: found only once the registry is loaded.
+    process.stderr.write(`configuration error: ${err.message}\n`);
+    process.exit(2);
+  } else if (err instanceof DefinitionError) {
     process.stderr.write(`start-up failed: ${err.message}\n`);
   } else {
     process.stderr.write(`start-up failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -2,6 +2,9 @@
 export type Route =
   | { kind: 'health' }
   | { kind: 'ready' }
+  | { kind: 'metrics' }
+  | { kind: 'endpoints' }
+  | { kind: 'openapi' }
   | { kind: 'query'; target: string | null /* null: segment was not valid percent-encoding */ };
 
 export interface RouteMatch {
@@ -13,10 +16,15 @@ export interface RouteMatch {
 const QUERY_PREFIX = '/api/endpoints/query/';
 const QUERY_METHODS = Object.freeze(['GET', 'HEAD', 'POST', 'OPTIONS']);
 const READ_METHODS = Object.freeze(['GET', 'HEAD']);
+const CORS_READ_METHODS = Object.freeze(['GET', 'HEAD', 'OPTIONS']);
 
 const FIXED: ReadonlyMap<string, RouteMatch> = new Map([
   ['/health', { route: { kind: 'health' }, allow: READ_METHODS }],
   ['/ready', { route: { kind: 'ready' }, allow: READ_METHODS }],
+  ['/metrics', { route: { kind: 'metrics' }, allow: READ_METHODS }],
+  // Browsers may read the listing and the document from another origin, so they answer preflight too.
+  ['/api/endpoints', { route: { kind: 'endpoints' }, allow: CORS_READ_METHODS }],
+  ['/openapi.json', { route: { kind: 'openapi' }, allow: CORS_READ_METHODS }],
 ]);
 
 /** Match a request path (without query string); null means 404. */

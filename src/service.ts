@@ -1,16 +1,23 @@
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import type { TokenGrant } from './access-tokens.ts';
 import { createAuthenticator } from './auth.ts';
 import { ResultCache, type Clock } from './cache.ts';
 import type { Config } from './config.ts';
+import { createDrain } from './drain.ts';
 import type { Engine } from './engine/engine.ts';
+import { meterEngine } from './engine/metered-engine.ts';
 import { errorFields, type Logger } from './logger.ts';
+import { Metrics } from './metrics.ts';
+import { buildOpenApi } from './openapi.ts';
 import { DefinitionError, loadRegistry, type Registry } from './registry.ts';
 import { initSandbox, prepareStored } from './sandbox.ts';
 import { listen } from './server.ts';
 
 /** Directory of the stored queries shipped with the service. */
 export const QUERIES_DIR = fileURLToPath(new URL('../sql/queries/', import.meta.url));
+const PACKAGE_JSON = new URL('../package.json', import.meta.url);
 
 export interface Service {
   url: string;
@@ -18,16 +25,22 @@ export interface Service {
   server: Server;
   registry: Registry;
   cache: ResultCache;
-  /** Stop accepting, let in-flight requests finish, stop warming, close the engine. */
+  /** The engine as the service uses it (metered; `poolStats()` always answers). */
+  engine: Engine;
+  /**
+   * Stop accepting, stop warming, let in-flight requests finish for up to DRAIN_TIMEOUT_MS (then cut
+   * their connections, which cancels their statements), close the engine.
+   */
   close(): Promise<void>;
 }
 
 export interface ServiceOptions {
   config: Config;
   engine: Engine;
-  /** The tokens to accept (config tokens, or the one generated in embedded mode). */
-  tokens: readonly string[];
+  /** The tokens to accept: config grants, or plain strings (unscoped; the token generated in embedded mode). */
+  tokens: readonly (string | TokenGrant)[];
   logger: Logger;
+  /** Overrides config.queriesDir (tests). */
   queriesDir?: string;
   clock?: Clock;
   /** Close the engine on close() (default). Tests that share one engine between services say false. */
@@ -36,8 +49,10 @@ export interface ServiceOptions {
 
 /** Load and freeze everything, then listen. The engine is created by the caller (main or a test). */
 export async function startService(opts: ServiceOptions): Promise<Service> {
-  const { config, engine, logger } = opts;
-  const registry = loadRegistry(opts.queriesDir ?? QUERIES_DIR);
+  const { config, logger } = opts;
+  const registry = loadRegistry(opts.queriesDir ?? config.queriesDir ?? QUERIES_DIR);
+  // Before anything starts: a scope naming no stored query stops start-up here.
+  const auth = createAuthenticator(opts.tokens, registry);
   await initSandbox();
   // A stored statement that cannot take caller SQL is a definition error at start-up, not a 500 later.
   for (const q of registry.all) {
@@ -48,6 +63,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       throw new DefinitionError(`${q.file}: sandboxing is enabled but the statement cannot be sandboxed: ${(err as Error).message}`);
     }
   }
+  const metrics = new Metrics();
+  const engine = meterEngine(opts.engine, (outcome, ms) => metrics.observeDbQuery(outcome, ms));
   const cache = new ResultCache({
     maxEntries: config.cacheMaxEntries,
     maxBytes: config.cacheMaxBytes,
@@ -55,8 +72,9 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     onRefreshError: (_key, err) => logger.warn('cache refresh failed', errorFields(err)),
   });
   cache.startWarming();
-  const auth = createAuthenticator(opts.tokens);
-  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger });
+  const drain = createDrain();
+  const openapi = buildOpenApi(registry, packageVersion());
+  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi });
 
   let closing: Promise<void> | undefined;
   return {
@@ -65,16 +83,30 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     server,
     registry,
     cache,
+    engine,
     close() {
       closing ??= (async () => {
         cache.stop();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const drained = await drain.drain(config.drainTimeoutMs);
+        if (!drained) logger.warn('drain timeout: closing connections of unfinished requests', { in_flight: drain.inFlight, drain_timeout_ms: config.drainTimeoutMs });
+        // Whatever is still open now is idle keep-alive, a slow client, or a request past the deadline.
+        server.closeAllConnections();
+        await closed;
         if (opts.closeEngine !== false) await engine.close();
       })();
       return closing;
     },
   };
+}
+
+/** The service version for the OpenAPI document. */
+function packageVersion(): string {
+  try {
+    const { version } = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version?: unknown };
+    return typeof version === 'string' ? version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
 }

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createHash } from 'node:crypto';
 import { ConfigError, readConfig } from '../src/config.ts';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 test('defaults', () => {
   const c = readConfig({});
@@ -11,10 +14,17 @@ test('defaults', () => {
   assert.equal(c.corsOrigin, '*');
   assert.deepEqual(c.accessTokens, []);
   assert.equal(c.databaseUrl, null);
+  assert.deepEqual([c.headersTimeoutMs, c.requestTimeoutMs, c.keepAliveTimeoutMs, c.drainTimeoutMs], [10_000, 30_000, 5_000, 8_000]);
+  assert.equal(c.metricsToken, null);
+  assert.equal(c.queriesDir, null);
 });
 
-test('tokens from ACCESS_TOKENS, comma-separated and trimmed', () => {
-  assert.deepEqual(readConfig({ ACCESS_TOKENS: ' aaaaaaaaaaaaaaaa , bbbbbbbbbbbbbbbb' }).accessTokens, ['aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb']);
+test('tokens from ACCESS_TOKENS, comma-separated and trimmed; kept only as SHA-256 digests', () => {
+  const grants = readConfig({ ACCESS_TOKENS: ' aaaaaaaaaaaaaaaa , bbbbbbbbbbbbbbbb' }).accessTokens;
+  assert.deepEqual(grants.map((g) => [g.digest.toString('hex'), g.scope]), [
+    [sha256('aaaaaaaaaaaaaaaa'), null],
+    [sha256('bbbbbbbbbbbbbbbb'), null],
+  ]);
 });
 
 const BAD: [Record<string, string>, RegExp][] = [
@@ -30,6 +40,12 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ ACCESS_TOKENS: 'short' }, /ACCESS_TOKENS/],
   [{ ACCESS_TOKENS_FILE: '/nonexistent/tokens' }, /^ACCESS_TOKENS_FILE/],
   [{ CACHE_MAX_ENTRIES: '0' }, /^CACHE_MAX_ENTRIES/],
+  [{ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }, /^HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS/],
+  [{ REQUEST_TIMEOUT_MS: 'soon' }, /^REQUEST_TIMEOUT_MS/],
+  [{ KEEP_ALIVE_TIMEOUT_MS: '0' }, /^KEEP_ALIVE_TIMEOUT_MS/],
+  [{ DRAIN_TIMEOUT_MS: '-1' }, /^DRAIN_TIMEOUT_MS/],
+  [{ QUERIES_DIR: '/nonexistent/queries' }, /^QUERIES_DIR must be a directory/],
+  [{ METRICS_TOKEN: 'sha256:abc' }, /^METRICS_TOKEN/],
 ];
 for (const [env, message] of BAD) {
   test(`bad environment stops start-up naming the variable: ${JSON.stringify(env)}`, () => {

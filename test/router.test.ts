@@ -5,6 +5,10 @@ import { matchRoute, splitTarget } from '../src/router.ts';
 const ROUTES: [string, unknown][] = [
   ['/health', { kind: 'health' }],
   ['/ready', { kind: 'ready' }],
+  ['/metrics', { kind: 'metrics' }],
+  ['/api/endpoints', { kind: 'endpoints' }],
+  ['/openapi.json', { kind: 'openapi' }],
+  ['/api/endpoints/', null],
   ['/api/endpoints/query/logs.all', { kind: 'query', target: 'logs.all' }],
   ['/api/endpoints/query/usage.api-counts', { kind: 'query', target: 'usage.api-counts' }],
   ['/api/endpoints/query/logs%2Eall', { kind: 'query', target: 'logs.all' }],
@@ -24,6 +28,8 @@ for (const [path, expected] of ROUTES) {
 test('query routes allow GET, HEAD, POST, OPTIONS; health only reads', () => {
   assert.deepEqual(matchRoute('/api/endpoints/query/x')?.allow, ['GET', 'HEAD', 'POST', 'OPTIONS']);
   assert.deepEqual(matchRoute('/health')?.allow, ['GET', 'HEAD']);
+  assert.deepEqual(matchRoute('/metrics')?.allow, ['GET', 'HEAD']);
+  assert.deepEqual(matchRoute('/api/endpoints')?.allow, ['GET', 'HEAD', 'OPTIONS']);
 });
 
 const TARGETS: [string, { pathname: string; search: string }][] = [

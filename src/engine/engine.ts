@@ -10,6 +10,16 @@ export interface Engine {
   ping(): Promise<void>;
   /** Release connections; further queries fail. */
   close(): Promise<void>;
+  /** Connection pool occupancy for /metrics; an engine without a pool leaves it out. */
+  poolStats?(): PoolStats;
+}
+
+/** Connections by state: `total - idle` are running a statement; `waiting` callers queue for one. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 export interface QueryOptions {

@@ -80,6 +80,7 @@ export function createPgEngine(opts: PgEngineOptions): Engine & { pool: pg.Pool 
     async close() {
       await pool.end();
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: opts.poolMax }),
   };
 }
 

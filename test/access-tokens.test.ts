@@ -1,0 +1,101 @@
+// Token grants: ACCESS_TOKENS, the ACCESS_TOKENS_FILE format with scopes and sha256: entries, and the authenticator.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parseTokenFile, parseTokenList, TokenFormatError } from '../src/access-tokens.ts';
+import { createAuthenticator } from '../src/auth.ts';
+import { ConfigError, readConfig } from '../src/config.ts';
+import { HttpError } from '../src/errors.ts';
+import { loadRegistry } from '../src/registry.ts';
+import { QUERIES_DIR } from '../src/service.ts';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const FULL = 'full-token-0123456789';
+const SCOPED = 'scoped-token-0123456789';
+const HASHED = 'hashed-token-0123456789';
+const LOGS_ALL_ID = 'dbfa1333-137e-484c-a48a-ab8e074edc7c';
+
+test('token file: plain and sha256: entries, optional scope list, comments and blank lines', () => {
+  const grants = parseTokenFile(
+    ['# operators', FULL, '', `  ${SCOPED}   logs.all  `, `sha256:${sha256(HASHED).toUpperCase()} usage.api-counts, ${LOGS_ALL_ID}`, '\t# end'].join('\r\n'),
+  );
+  assert.deepEqual(
+    grants.map((g) => [g.digest.toString('hex'), g.scope, g.source]),
+    [
+      [sha256(FULL), null, 'ACCESS_TOKENS_FILE line 2'],
+      [sha256(SCOPED), ['logs.all'], 'ACCESS_TOKENS_FILE line 4'],
+      [sha256(HASHED), ['usage.api-counts', LOGS_ALL_ID], 'ACCESS_TOKENS_FILE line 5'],
+    ],
+  );
+});
+
+const BAD_LINES: [string, string, RegExp][] = [
+  ['too short', 'short-token', /line 1: every token must be at least 16 characters/],
+  ['hash with too few digits', `sha256:${sha256('x').slice(1)}`, /line 1: a sha256: entry needs exactly 64 hex digits/],
+  ['hash with a non-hex digit', `sha256:${'g'.repeat(64)}`, /line 1: a sha256: entry/],
+  ['empty scope entry', `${FULL} logs.all,,usage.api-counts`, /line 1: the scope must be/],
+  ['scope separated by spaces', `${FULL} logs.all usage.api-counts`, /line 1: the scope must be/],
+];
+for (const [name, line, message] of BAD_LINES) {
+  test(`token file: ${name} is refused naming the line`, () => {
+    assert.throws(() => parseTokenFile(line), (err: unknown) => err instanceof TokenFormatError && message.test(err.message));
+  });
+}
+
+test('ACCESS_TOKENS accepts sha256: entries too, never scoped', () => {
+  const grants = parseTokenList(`${FULL}, sha256:${sha256(HASHED)}`);
+  assert.deepEqual(grants.map((g) => [g.digest.toString('hex'), g.scope]), [[sha256(FULL), null], [sha256(HASHED), null]]);
+});
+
+function tokenFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'tokens-')), 'tokens');
+  writeFileSync(file, text);
+  return file;
+}
+
+test('readConfig combines ACCESS_TOKENS and ACCESS_TOKENS_FILE; a token listed twice is refused naming both places', () => {
+  const c = readConfig({ ACCESS_TOKENS: FULL, ACCESS_TOKENS_FILE: tokenFile(`${SCOPED} logs.all\n`) });
+  assert.deepEqual(c.accessTokens.map((g) => g.scope), [null, ['logs.all']]);
+  assert.throws(
+    () => readConfig({ ACCESS_TOKENS: FULL, ACCESS_TOKENS_FILE: tokenFile(`# x\nsha256:${sha256(FULL)} logs.all\n`) }),
+    (err: unknown) => err instanceof ConfigError && /^ACCESS_TOKENS_FILE line 2: the same token is already listed \(ACCESS_TOKENS\)$/.test(err.message),
+  );
+  assert.throws(() => readConfig({ ACCESS_TOKENS_FILE: tokenFile('tiny\n') }), (err: unknown) => err instanceof ConfigError && /^ACCESS_TOKENS_FILE line 1:/.test(err.message));
+});
+
+test('METRICS_TOKEN: plain or sha256:, validated like access tokens', () => {
+  assert.equal(readConfig({}).metricsToken, null);
+  assert.equal(readConfig({ METRICS_TOKEN: FULL }).metricsToken?.digest.toString('hex'), sha256(FULL));
+  assert.equal(readConfig({ METRICS_TOKEN: `sha256:${sha256(HASHED)}` }).metricsToken?.digest.toString('hex'), sha256(HASHED));
+  assert.throws(() => readConfig({ METRICS_TOKEN: 'short' }), (err: unknown) => err instanceof ConfigError && /^METRICS_TOKEN/.test(err.message));
+});
+
+test('the authenticator: scopes by name or id, hashed entries, 401 for anything else', () => {
+  const registry = loadRegistry(QUERIES_DIR);
+  const logs = registry.lookup('logs.all')!;
+  const usage = registry.lookup('usage.api-counts')!;
+  const grants = parseTokenFile(`${FULL}\n${SCOPED} logs.all\nsha256:${sha256(HASHED)} ${usage.id.toUpperCase()}\n`);
+  const auth = createAuthenticator([...grants, 'plain-string-token-0123'], registry);
+  const may = (headers: Record<string, string>) => {
+    const p = auth.check(headers);
+    return [p.mayCall(logs), p.mayCall(usage)];
+  };
+  assert.deepEqual(may({ 'x-api-key': FULL }), [true, true]);
+  assert.deepEqual(may({ 'x-api-key': SCOPED }), [true, false]);
+  assert.deepEqual(may({ authorization: `Bearer ${HASHED}` }), [false, true]);
+  assert.deepEqual(may({ 'x-api-key': 'plain-string-token-0123' }), [true, true]);
+  for (const headers of [{}, { 'x-api-key': sha256(HASHED) }, { 'x-api-key': `sha256:${sha256(HASHED)}` }, { authorization: `Basic ${FULL}` }, { 'x-api-key': FULL + 'x' }]) {
+    assert.throws(() => auth.check(headers), (err: unknown) => err instanceof HttpError && err.status === 401, JSON.stringify(headers));
+  }
+});
+
+test('a scope naming no stored query stops start-up naming the line', () => {
+  const registry = loadRegistry(QUERIES_DIR);
+  assert.throws(
+    () => createAuthenticator(parseTokenFile(`${FULL}\n${SCOPED} logs.all,logs.typo\n`), registry),
+    (err: unknown) => err instanceof ConfigError && err.message === 'ACCESS_TOKENS_FILE line 2: no stored query named or with id "logs.typo"',
+  );
+});

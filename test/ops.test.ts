@@ -1,0 +1,312 @@
+/**
+ * Operability over HTTP, on both engines: metrics, request logs, the listing, the OpenAPI document,
+ * scoped tokens, CORS with a fixed origin, and the socket limits that cut slow or idle clients off.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { QUERIES_DIR } from '../src/service.ts';
+import { ENGINES, type TestStore } from './support/engines.ts';
+import { edgeRow, insertRows } from './support/fixtures.ts';
+import { checkOpenApi31 } from './support/openapi-check.ts';
+import { scrape, startOpsService, waitFor, type OpsService } from './support/ops.ts';
+import { call, TOKEN } from './support/service.ts';
+
+const LOGS_ALL_ID = 'dbfa1333-137e-484c-a48a-ab8e074edc7c';
+const SCOPED = 'scoped-token-logs-only-0123';
+const HASHED = 'hashed-token-usage-only-0123';
+const WRONG = 'wrong-token-0123456789abcdef';
+const METRICS_TOKEN = 'metrics-token-0123456789';
+const SECRET_VALUE = 'secret-project-value-7f3a';
+const ORIGIN = 'https://dash.example';
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+type Json = Record<string, any>;
+
+/** The token file under test: one scoped plain token, one scoped hashed entry (the file holds no secret for it). */
+function tokenFile(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'ops-tokens-')), 'tokens');
+  writeFileSync(file, `# scoped tokens\n${SCOPED} logs.all\nsha256:${sha256(HASHED)} usage.api-counts\n`);
+  assert.ok(!readFileSync(file, 'utf8').includes(HASHED));
+  return file;
+}
+
+/** Write `chunks` to a raw connection, one every `everyMs` while it stays open; resolve with what came back once it closes. */
+function rawExchange(port: number, chunks: string[], everyMs: number): Promise<{ data: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = connect(port, '127.0.0.1');
+    let data = '';
+    let next = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const send = () => {
+      if (next < chunks.length && !socket.destroyed) socket.write(chunks[next++]!);
+      if (next < chunks.length) timer = setTimeout(send, everyMs);
+    };
+    socket.on('connect', send);
+    socket.on('data', (d) => (data += d.toString('latin1')));
+    socket.on('error', () => {}); // a reset after the server's answer is still a close
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ data, closedAfterMs: Date.now() - started });
+    });
+    // Safety net so a regression fails the assertion instead of hanging the suite.
+    setTimeout(() => {
+      socket.destroy();
+      reject(new Error('the server never closed the connection'));
+    }, 8_000).unref();
+  });
+}
+
+const delta = (after: Map<string, number>, before: Map<string, number>, key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+
+for (const factory of ENGINES) {
+  describe(`operability on ${factory.name}`, () => {
+    let store: TestStore;
+    let svc: OpsService;
+    let base: string;
+
+    before(async () => {
+      store = await factory.open();
+      await insertRows(store.admin, 'edge_logs', [edgeRow('o1', '2026-11-20T12:00:00.000000Z', 'alpha', '/rest/v1/todos'), edgeRow('o2', '2026-11-20T12:00:01.000000Z', SECRET_VALUE, '/rest/v1/todos')]);
+      svc = await startOpsService(store, {
+        ACCESS_TOKENS_FILE: tokenFile(),
+        CORS_ORIGIN: ORIGIN,
+        HEADERS_TIMEOUT_MS: '500',
+        REQUEST_TIMEOUT_MS: '1000',
+        KEEP_ALIVE_TIMEOUT_MS: '300',
+      });
+      base = svc.url;
+    });
+    after(async () => {
+      await svc?.close();
+      await store?.teardown();
+    });
+
+    describe('metrics', () => {
+      test('open by default, Prometheus text; request, cache, database and pool figures move with requests', async () => {
+        const res = await fetch(`${base}/metrics`);
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
+        const before = await scrape(base);
+        assert.equal((await call(base, '/api/endpoints/query/logs.all?project=alpha')).status, 200);
+        assert.equal((await call(base, '/api/endpoints/query/logs.all')).status, 400);
+        assert.equal((await call(base, '/api/endpoints/query/usage.api-counts?interval=daily&project=m1')).status, 200);
+        assert.equal((await call(base, '/api/endpoints/query/usage.api-counts?interval=daily&project=m1')).status, 200);
+        assert.equal((await call(base, '/api/endpoints/query/logs.all?project=a', { headers: { 'X-API-KEY': WRONG } })).status, 401);
+        assert.equal((await call(base, '/api/endpoints/query/logs.nonexistent')).status, 404);
+        // The request line and metrics are written when the response closes, just after the client has it.
+        let after = new Map<string, number>();
+        await waitFor('request metrics', async () => {
+          after = await scrape(base);
+          return delta(after, before, 'endpoints_http_requests_total{route="query",query="",status="404"}') === 1;
+        }, 2_000);
+        assert.equal(delta(after, before, 'endpoints_http_requests_total{route="query",query="logs.all",status="200"}'), 1);
+        assert.equal(delta(after, before, 'endpoints_http_requests_total{route="query",query="logs.all",status="400"}'), 1);
+        assert.equal(delta(after, before, 'endpoints_http_requests_total{route="query",query="usage.api-counts",status="200"}'), 2);
+        // Unauthenticated and unknown names are counted without a stored query: labels never carry what callers typed.
+        assert.equal(delta(after, before, 'endpoints_http_requests_total{route="query",query="",status="401"}'), 1);
+        assert.ok(![...after.keys()].some((k) => k.includes('nonexistent')));
+        assert.equal(delta(after, before, 'endpoints_http_request_duration_seconds_count{route="query",query="logs.all"}'), 2);
+        assert.equal(delta(after, before, 'endpoints_http_request_duration_seconds_bucket{route="query",query="usage.api-counts",le="+Inf"}'), 2);
+        assert.equal(delta(after, before, 'endpoints_cache_hits_total'), 1);
+        // logs.all has caching disabled: it bypasses the cache and is no miss.
+        assert.equal(delta(after, before, 'endpoints_cache_misses_total'), 1);
+        assert.equal(delta(after, before, 'endpoints_db_queries_total{outcome="ok"}'), 2);
+        assert.equal(delta(after, before, 'endpoints_db_query_duration_seconds_count'), 2);
+        assert.ok(after.get('endpoints_cache_entries')! >= 1);
+        assert.ok(after.get('endpoints_cache_bytes')! > 0);
+        assert.equal(after.get('endpoints_db_pool_max'), factory.name === 'pg' ? 5 : 1);
+        assert.equal(after.get('endpoints_db_pool_connections{state="in_use"}'), 0);
+        assert.equal(after.get('endpoints_db_pool_waiting'), 0);
+        assert.ok(after.get('endpoints_http_requests_in_flight')! >= 1, 'the scrape itself is in flight');
+      });
+
+      test('METRICS_TOKEN protects /metrics; access tokens do not open it', async () => {
+        const guarded = await startOpsService(store, { METRICS_TOKEN });
+        try {
+          const refused: Record<string, string>[] = [{}, { 'X-API-KEY': TOKEN }, { Authorization: `Bearer ${WRONG}` }];
+          for (const headers of refused) {
+            const res = await fetch(`${guarded.url}/metrics`, { headers });
+            assert.equal(res.status, 401, JSON.stringify(headers));
+            assert.equal(((await res.json()) as Json).error.code, 'unauthorized');
+            assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
+          }
+          const accepted: Record<string, string>[] = [{ Authorization: `Bearer ${METRICS_TOKEN}` }, { 'X-API-KEY': METRICS_TOKEN }];
+          for (const headers of accepted) {
+            const res = await fetch(`${guarded.url}/metrics`, { headers });
+            assert.equal(res.status, 200);
+            assert.match(await res.text(), /^# HELP endpoints_http_requests_total /m);
+          }
+        } finally {
+          await guarded.close();
+        }
+      });
+    });
+
+    describe('request log', () => {
+      test('one JSON line per request with the contract fields; never a token or a parameter value', async () => {
+        const from = svc.logs.length;
+        const ok = await call(base, `/api/endpoints/query/logs.all?project=${SECRET_VALUE}`, { headers: { 'X-Request-Id': 'log-test-1' } });
+        assert.equal(ok.status, 200);
+        assert.equal(((await ok.json()) as Json).result.length, 1);
+        const post = await call(base, '/api/endpoints/query/logs.all', { method: 'POST', body: JSON.stringify({ project: SECRET_VALUE }), headers: { Authorization: `Bearer ${TOKEN}`, 'X-API-KEY': '' } });
+        assert.equal(post.status, 200);
+        const missing = await call(base, '/api/endpoints/query/usage.api-counts?project=' + SECRET_VALUE, { headers: { 'X-Request-Id': 'log-test-2' } });
+        assert.equal(missing.status, 400);
+        assert.equal((await call(base, `/api/endpoints/query/logs.all?project=${SECRET_VALUE}`, { headers: { 'X-API-KEY': WRONG } })).status, 401);
+        assert.equal((await call(base, `/api/endpoints/query/logs.all?project=${SECRET_VALUE}`, { headers: { 'X-API-KEY': SCOPED } })).status, 200);
+        await waitFor('five request lines', () => svc.logs.slice(from).filter((l) => l.msg === 'request').length >= 5, 2_000);
+
+        const lines = svc.logs.slice(from).filter((l) => l.msg === 'request');
+        const first = lines.find((l) => l.request_id === 'log-test-1')!;
+        assert.deepEqual(Object.keys(first).sort(), ['cache', 'client', 'duration_ms', 'level', 'method', 'msg', 'path', 'query', 'request_id', 'rows', 'status', 'time'].sort());
+        assert.equal(first.level, 'info');
+        assert.match(String(first.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+        assert.equal(first.method, 'GET');
+        assert.equal(first.path, '/api/endpoints/query/logs.all');
+        assert.equal(first.query, 'logs.all');
+        assert.equal(first.status, 200);
+        assert.equal(typeof first.duration_ms, 'number');
+        assert.equal(first.rows, 1);
+        assert.equal(first.cache, 'bypass');
+        assert.match(String(first.client), /127\.0\.0\.1$/);
+        const failed = lines.find((l) => l.request_id === 'log-test-2')!;
+        assert.deepEqual([failed.status, failed.code, failed.query, failed.rows], [400, 'missing_parameter', 'usage.api-counts', undefined]);
+        const denied = lines.find((l) => l.status === 401)!;
+        assert.deepEqual([denied.code, denied.query], ['unauthorized', undefined]);
+        assert.ok(lines.some((l) => l.method === 'POST' && l.status === 200));
+
+        const all = svc.rawLogs.join('\n');
+        for (const secret of [TOKEN, WRONG, SCOPED, SECRET_VALUE]) assert.ok(!all.includes(secret), `the log must not contain ${secret}`);
+      });
+    });
+
+    describe('listing', () => {
+      const definition = (name: string) => JSON.parse(readFileSync(join(QUERIES_DIR, `${name}.json`), 'utf8')) as Json;
+
+      test('GET /api/endpoints lists each stored query with id, name, description, settings and declared parameters', async () => {
+        const res = await call(base, '/api/endpoints');
+        assert.equal(res.status, 200);
+        const { result } = (await res.json()) as { result: Json[] };
+        assert.deepEqual(result.map((q) => q.name), ['logs.all', 'usage.api-counts']);
+        for (const q of result) {
+          const def = definition(q.name);
+          assert.deepEqual(q, {
+            id: def.id,
+            name: def.name,
+            description: def.description,
+            path: `/api/endpoints/query/${def.name}`,
+            settings: { maxRows: def.maxRows, cachingSeconds: def.cachingSeconds, cacheWarmingSeconds: def.cacheWarmingSeconds, sandboxing: def.sandboxing, redactPii: def.redactPii },
+            parameters: Object.entries(def.params as Json).map(([name, spec]) => ({ name, ...spec })),
+            columns: def.columns,
+          });
+        }
+        assert.deepEqual(result[1]!.parameters[0].values, ['hourly', 'daily', 'minutely']);
+      });
+
+      test('a scoped token lists only what it may call; no token gets 401', async () => {
+        const names = async (headers: Record<string, string>) => ((await (await call(base, '/api/endpoints', { headers })).json()) as { result: Json[] }).result.map((q) => q.name);
+        assert.deepEqual(await names({ 'X-API-KEY': SCOPED }), ['logs.all']);
+        assert.deepEqual(await names({ 'X-API-KEY': '', Authorization: `Bearer ${HASHED}` }), ['usage.api-counts']);
+        const res = await call(base, '/api/endpoints', { headers: { 'X-API-KEY': '' } });
+        assert.equal(res.status, 401);
+        assert.equal(((await res.json()) as Json).error.code, 'unauthorized');
+      });
+    });
+
+    describe('openapi', () => {
+      test('GET /openapi.json: a valid OpenAPI 3.1 document with every stored query; scoped to the token; 401 without one', async () => {
+        const res = await call(base, '/openapi.json');
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+        const doc = (await res.json()) as Json;
+        assert.deepEqual(checkOpenApi31(doc), []);
+        for (const q of svc.registry.all) assert.ok(doc.paths[`/api/endpoints/query/${q.name}`]?.get, q.name);
+        const scoped = (await (await call(base, '/openapi.json', { headers: { 'X-API-KEY': SCOPED } })).json()) as Json;
+        assert.deepEqual(Object.keys(scoped.paths).filter((p) => p.includes('/query/')), ['/api/endpoints/query/logs.all']);
+        assert.equal((await call(base, '/openapi.json', { headers: { 'X-API-KEY': '' } })).status, 401);
+      });
+    });
+
+    describe('scoped tokens', () => {
+      const status = async (path: string, token: string) => {
+        const res = await call(base, path, { headers: { 'X-API-KEY': token } });
+        const body = (await res.json()) as Json;
+        return [res.status, body.error?.code ?? 'ok'];
+      };
+
+      test('a scoped token calls its stored queries (by name or id) and gets 403 forbidden for the others', async () => {
+        assert.deepEqual(await status('/api/endpoints/query/logs.all?project=alpha', SCOPED), [200, 'ok']);
+        assert.deepEqual(await status(`/api/endpoints/query/${LOGS_ALL_ID}?project=alpha`, SCOPED), [200, 'ok']);
+        assert.deepEqual(await status('/api/endpoints/query/usage.api-counts?interval=daily&project=x', SCOPED), [403, 'forbidden']);
+        assert.deepEqual(await status('/api/endpoints/query/usage.api-counts?interval=daily&project=x', HASHED), [200, 'ok']);
+        assert.deepEqual(await status('/api/endpoints/query/logs.all?project=alpha', HASHED), [403, 'forbidden']);
+        // The unscoped token from ACCESS_TOKENS keeps working beside the file.
+        assert.deepEqual(await status('/api/endpoints/query/usage.api-counts?interval=daily&project=x', TOKEN), [200, 'ok']);
+      });
+
+      test('403 is checked before parameters; unknown stored query is 404 for a valid token and 401 for a bad one', async () => {
+        assert.deepEqual(await status('/api/endpoints/query/usage.api-counts', SCOPED), [403, 'forbidden']);
+        assert.deepEqual(await status('/api/endpoints/query/logs.unknown', SCOPED), [404, 'not_found']);
+        assert.deepEqual(await status('/api/endpoints/query/logs.unknown', WRONG), [401, 'unauthorized']);
+        // The file's hash is not itself a token.
+        assert.deepEqual(await status('/api/endpoints/query/usage.api-counts?interval=daily&project=x', `sha256:${sha256(HASHED)}`), [401, 'unauthorized']);
+      });
+    });
+
+    describe('CORS with a fixed origin', () => {
+      test('preflight and answers carry CORS_ORIGIN and Vary: Origin, errors included', async () => {
+        const pre = await fetch(`${base}/api/endpoints/query/logs.all`, { method: 'OPTIONS', headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' } });
+        assert.equal(pre.status, 204);
+        assert.equal(pre.headers.get('access-control-allow-origin'), ORIGIN);
+        assert.match(pre.headers.get('vary') ?? '', /Origin/);
+        assert.match(pre.headers.get('access-control-allow-methods') ?? '', /GET.*POST/);
+        assert.match(pre.headers.get('access-control-allow-headers') ?? '', /X-API-KEY.*Authorization.*Content-Type.*LF-ENDPOINT-REDACT-PII/);
+        const listPre = await fetch(`${base}/api/endpoints`, { method: 'OPTIONS', headers: { Origin: ORIGIN } });
+        assert.equal(listPre.status, 204);
+        assert.equal(listPre.headers.get('access-control-allow-origin'), ORIGIN);
+        const ok = await call(base, '/api/endpoints/query/logs.all?project=alpha', { headers: { Origin: ORIGIN } });
+        assert.equal(ok.status, 200);
+        assert.equal(ok.headers.get('access-control-allow-origin'), ORIGIN);
+        assert.match(ok.headers.get('access-control-expose-headers') ?? '', /X-Request-Id.*Cache-Status/);
+        const denied = await call(base, '/api/endpoints/query/logs.all', { headers: { Origin: ORIGIN, 'X-API-KEY': '' } });
+        assert.equal(denied.status, 401);
+        assert.equal(denied.headers.get('access-control-allow-origin'), ORIGIN);
+      });
+    });
+
+    describe('socket limits', () => {
+      test('a client sending its headers slowly is cut off with 408 after HEADERS_TIMEOUT_MS', async () => {
+        const before = await scrape(base);
+        // One header line every 200 ms would take 6 s in all; the server must not wait for it.
+        const chunks = ['GET /health HTTP/1.1\r\n', ...Array.from({ length: 30 }, (_, i) => `X-Slow-${i}: ${i}\r\n`), '\r\n'];
+        const { data, closedAfterMs } = await rawExchange(svc.port, chunks, 200);
+        assert.match(data, /^HTTP\/1\.1 408 /);
+        assert.ok(closedAfterMs < 2_000, `cut off after ${closedAfterMs} ms`);
+        assert.ok(closedAfterMs >= 400, `not before the timeout (${closedAfterMs} ms)`);
+        const after = await scrape(base);
+        assert.equal(delta(after, before, 'endpoints_http_rejected_total{reason="timeout"}'), 1);
+      });
+
+      test('a client that stops sending its body is cut off after REQUEST_TIMEOUT_MS', async () => {
+        const head = `POST /api/endpoints/query/logs.all HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"proj`;
+        const { closedAfterMs } = await rawExchange(svc.port, [head], 0);
+        assert.ok(closedAfterMs < 2_500, `cut off after ${closedAfterMs} ms`);
+        assert.ok(closedAfterMs >= 900, `not before the timeout (${closedAfterMs} ms)`);
+      });
+
+      test('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
+        const { data, closedAfterMs } = await rawExchange(svc.port, ['GET /health HTTP/1.1\r\nHost: x\r\n\r\n'], 0);
+        assert.match(data, /^HTTP\/1\.1 200 /);
+        assert.match(data, /\r\nConnection: keep-alive\r\n/i);
+        // node:http adds a fixed 1 s buffer to keepAliveTimeout before it closes the socket.
+        assert.ok(closedAfterMs >= 250 && closedAfterMs < 2_500, `closed after ${closedAfterMs} ms`);
+      });
+    });
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * The real process (`node --import tsx src/main.ts`): start-up output, a bad environment value,
+ * and graceful shutdown on SIGTERM/SIGINT with a request in flight.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { pgFactory, type TestStore } from './support/engines.ts';
+import { activeSleeps, SLOW_QUERIES_DIR, waitFor } from './support/ops.ts';
+import { TOKEN } from './support/service.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+/** Every variable the service reads: the parent's values must not leak into the child. */
+const SERVICE_VARS = ['PORT', 'HOST', 'DATABASE_URL', 'LOG_SCHEMA', 'ACCESS_TOKENS', 'ACCESS_TOKENS_FILE', 'METRICS_TOKEN', 'DATA_DIR', 'SEED_ROWS', 'STATEMENT_TIMEOUT_MS', 'POOL_MAX', 'CONNECT_TIMEOUT_MS', 'CACHE_MAX_ENTRIES', 'CACHE_MAX_BYTES', 'CORS_ORIGIN', 'MAX_BODY_BYTES', 'MAX_URL_BYTES', 'LOG_LEVEL', 'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'KEEP_ALIVE_TIMEOUT_MS', 'DRAIN_TIMEOUT_MS', 'QUERIES_DIR'];
+
+interface Running {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+/** Spawn the service with exactly `env` (on top of the parent's non-service variables). */
+function spawnMain(env: Record<string, string>): Running {
+  const base = { ...process.env };
+  for (const name of SERVICE_VARS) delete base[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d));
+  child.stderr!.on('data', (d: Buffer) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Wait for the start-up line and return the address it names. */
+async function listening(p: Running): Promise<string> {
+  let url = '';
+  await waitFor('the start-up line', () => {
+    const m = /listening on (http:\/\/\S+)/.exec(p.stdout());
+    if (m) url = m[1]!;
+    if (p.child.exitCode !== null) throw new Error(`exited early (${p.child.exitCode}): ${p.stderr()}`);
+    return url !== '';
+  }, 30_000, 50);
+  return url;
+}
+
+const jsonLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('the process', () => {
+  const running: Running[] = [];
+  const track = (p: Running) => (running.push(p), p);
+  after(() => {
+    // Only children this suite started, by their own handle.
+    for (const p of running) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  });
+
+  test('a bad environment value stops start-up with one line naming the variable and the expected form', async () => {
+    const p = track(spawnMain({ PORT: 'http', LOG_LEVEL: 'info' }));
+    const { code } = await p.exited;
+    assert.equal(code, 2);
+    assert.equal(p.stderr(), 'configuration error: PORT must be an integer between 0 and 65535, got "http"\n');
+    assert.equal(p.stdout(), '');
+  });
+
+  test('embedded: prints address, engine, stored queries and a generated token that works; SIGINT exits 0', async () => {
+    const p = track(spawnMain({ PORT: '0', SEED_ROWS: '0', LOG_LEVEL: 'info' }));
+    const url = await listening(p);
+    const out = p.stdout();
+    assert.match(out, /saved-query endpoints listening on http:\/\/127\.0\.0\.1:\d+ \(engine: pglite; stored queries: logs\.all, usage\.api-counts\)\n/);
+    const token = /access token \(generated for this run; set ACCESS_TOKENS to choose one\): (\S+)\n/.exec(out)?.[1];
+    assert.ok(token);
+    const res = await fetch(`${url}/api/endpoints/query/logs.all?project=none`, { headers: { 'X-API-KEY': token } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { result: [] });
+    p.child.kill('SIGINT');
+    const { code } = await p.exited;
+    assert.equal(code, 0);
+    assert.ok(jsonLines(p.stdout()).some((l) => l.msg === 'shut down' && l.signal === 'SIGINT'));
+  });
+
+  describe('on real PostgreSQL', () => {
+    let store: TestStore;
+    before(async () => {
+      store = await pgFactory.open();
+    });
+    after(async () => {
+      await store?.teardown();
+    });
+
+    test('a token scope naming no stored query stops start-up naming the file line', async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'proc-tokens-')), 'tokens');
+      writeFileSync(file, `${TOKEN} logs.all,logs.missing\n`);
+      const p = track(spawnMain({ PORT: '0', DATABASE_URL: store.url!, ACCESS_TOKENS_FILE: file }));
+      const { code } = await p.exited;
+      assert.equal(code, 2);
+      assert.equal(p.stderr(), 'configuration error: ACCESS_TOKENS_FILE line 1: no stored query named or with id "logs.missing"\n');
+    });
+
+    test('SIGTERM during a slow request: it completes with 200, new connections are refused, exit 0 well within 10 s', async () => {
+      const p = track(spawnMain({ PORT: '0', DATABASE_URL: store.url!, ACCESS_TOKENS: TOKEN, QUERIES_DIR: SLOW_QUERIES_DIR, LOG_LEVEL: 'info' }));
+      const url = await listening(p);
+      assert.match(p.stdout(), /\(engine: pg; stored queries: test\.slow; access tokens: 1\)\n/);
+      assert.ok(!p.stdout().includes(TOKEN), 'a configured token is never printed');
+
+      const pending = fetch(`${url}/api/endpoints/query/test.slow?seconds=1.5`, { headers: { 'X-API-KEY': TOKEN } });
+      let answered = false;
+      void pending.then(() => (answered = true));
+      await waitFor('the statement to run', async () => (await activeSleeps(store)) === 1, 5_000);
+      const signalled = Date.now();
+      p.child.kill('SIGTERM');
+      const refused = () =>
+        fetch(`${url}/health`).then(
+          () => false,
+          (err: Error & { cause?: { code?: string } }) => err.cause?.code === 'ECONNREFUSED',
+        );
+      await waitFor('new connections to be refused', refused, 1_000, 50);
+      assert.equal(answered, false, 'the listener closed while the request was still running');
+
+      const res = await pending;
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { result: [{ seconds: '1.5', status: 'done' }] });
+      const { code, at } = await p.exited;
+      assert.equal(code, 0);
+      assert.ok(at - signalled < 10_000, `exited ${at - signalled} ms after SIGTERM`);
+      assert.ok(at - signalled >= 1_000, 'it waited for the in-flight request');
+
+      // The request log is JSON lines on stdout, with the stored query and no token or parameter value.
+      const lines = jsonLines(p.stdout());
+      const request = lines.find((l) => l.msg === 'request' && l.query === 'test.slow');
+      assert.ok(request);
+      assert.deepEqual([request.status, request.path, request.rows, request.cache], [200, '/api/endpoints/query/test.slow', 1, 'bypass']);
+      assert.ok(!p.stdout().includes('seconds='), 'no query string in the log');
+      assert.ok(!Object.values(request).includes('1.5'), 'no parameter value in the request line');
+      assert.ok(lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM'));
+      assert.equal(p.stderr(), '');
+    });
+
+    test('a second signal during the drain exits at once with 1', async () => {
+      const p = track(spawnMain({ PORT: '0', DATABASE_URL: store.url!, ACCESS_TOKENS: TOKEN, QUERIES_DIR: SLOW_QUERIES_DIR }));
+      const url = await listening(p);
+      const pending = fetch(`${url}/api/endpoints/query/test.slow?seconds=3`, { headers: { 'X-API-KEY': TOKEN } }).catch((err: Error) => err.name);
+      await waitFor('the statement to run', async () => (await activeSleeps(store)) === 1, 5_000);
+      p.child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(p.child.exitCode, null, 'still draining after the first signal');
+      const second = Date.now();
+      p.child.kill('SIGINT');
+      const { code, at } = await p.exited;
+      assert.equal(code, 1);
+      assert.ok(at - second < 1_000, `exited ${at - second} ms after the second signal`);
+      assert.equal(await pending, 'TypeError');
+      assert.match(p.stderr(), /"msg":"second signal: exiting without waiting","signal":"SIGINT"/);
+      // PostgreSQL does not notice a vanished client during pg_sleep: let the orphan end before other tests look.
+      await waitFor('the orphaned statement to end', async () => (await activeSleeps(store)) === 0, 10_000);
+    });
+  });
+});

@@ -1,14 +1,17 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createApp, type AppDeps } from './app.ts';
+import { createApp, type AppDeps, type Handler } from './app.ts';
 import { HttpError, type ErrorCode } from './errors.ts';
 import { rawErrorResponse } from './raw-response.ts';
+import { sendError } from './respond.ts';
 
 /** Socket limits: a slow or idle client cannot hold a connection for long. */
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** How long a refused CONNECT socket may stay open after our answer, for the client to read it. */
+const LINGER_MS = 5_000;
 /** Header bytes allowed besides the request line (whose own limit is MAX_URL_BYTES, answered with 414). */
 const MAX_HEADER_BYTES = 16 * 1024;
 /** node's parser and socket errors that have a status of their own; every other one is a plain 400. */
@@ -19,7 +22,21 @@ const CLIENT_ERRORS: Readonly<Record<string, ErrorCode>> = {
 
 /** A node:http server running the app; resolves once listening. */
 export async function listen(deps: AppDeps): Promise<{ server: Server; url: string; port: number }> {
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES + deps.config.maxUrlBytes, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, createApp(deps));
+  const app = withHostCheck(createApp(deps));
+  const server = createServer(
+    // node's own Host check would answer a bare 400; withHostCheck makes the same check with the JSON envelope.
+    { maxHeaderSize: MAX_HEADER_BYTES + deps.config.maxUrlBytes, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, requireHostHeader: false },
+    app,
+  );
+  // An Expect other than 100-continue: node would answer a bare 417; RFC 9110 10.1.1 lets us ignore it and serve the request.
+  server.on('checkExpectation', app);
+  // node writes 100 Continue for us, but into a pipelined response still queued behind another it
+  // lands between that response's head and body (node 20 unshifts the head before it). RFC 9110
+  // 10.1.1 lets a server omit the 100; a pipelining client has already sent the content anyway.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (res.socket !== null) res.writeContinue();
+    app(req, res);
+  });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // Malformed HTTP never reaches the app; answer it with the JSON error envelope instead of a silent reset.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
@@ -30,8 +47,16 @@ export async function listen(deps: AppDeps): Promise<{ server: Server; url: stri
   });
   // CONNECT is not routed to the request handler; without a listener node would just drop the socket.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    // node removed its own listeners from this socket: a reset with none would be an uncaught exception.
+    socket.on('error', () => socket.destroy());
     if (!socket.writable) return socket.destroy();
     socket.end(rawErrorResponse(new HttpError('method_not_allowed', `${req.method} is not supported.`), { Allow: 'GET, HEAD, POST, OPTIONS' }));
+    // node hands the socket over paused: unread input would keep it open forever. Read and drop it
+    // until the client closes, and give up on a client that never does.
+    socket.resume();
+    const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+    linger.unref();
+    socket.once('close', () => clearTimeout(linger));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -43,4 +68,12 @@ export async function listen(deps: AppDeps): Promise<{ server: Server; url: stri
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   return { server, url: `http://${host}:${port}`, port };
+}
+
+/** RFC 9112 3.2: an HTTP/1.1 request without a Host header is answered 400 (as node would, but with a body). */
+function withHostCheck(app: Handler): Handler {
+  return (req, res) => {
+    if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return app(req, res);
+    sendError(req, res, new HttpError('bad_request', 'An HTTP/1.1 request needs a Host header.'), { Connection: 'close' });
+  };
 }

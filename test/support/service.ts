@@ -6,10 +6,17 @@ import type { TestStore } from './engines.ts';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 
-/** Start the real service on port 0 over a test store. */
-export async function startTestService(store: TestStore, env: Record<string, string> = {}, clock?: Clock): Promise<Service> {
+/** Start the real service on port 0 over a test store (optionally with other stored queries). */
+export async function startTestService(store: TestStore, env: Record<string, string> = {}, clock?: Clock, queriesDir?: string): Promise<Service> {
   const config = readConfig({ PORT: '0', HOST: '127.0.0.1', ACCESS_TOKENS: TOKEN, LOG_LEVEL: 'silent', ...env });
-  return startService({ config, engine: store.engine, tokens: config.accessTokens, logger: createLogger('silent'), ...(clock ? { clock } : {}) });
+  return startService({
+    config,
+    engine: store.engine,
+    tokens: config.accessTokens,
+    logger: createLogger('silent'),
+    ...(clock ? { clock } : {}),
+    ...(queriesDir ? { queriesDir } : {}),
+  });
 }
 
 /** fetch with the test token unless headers say otherwise. */

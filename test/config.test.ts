@@ -11,6 +11,8 @@ test('defaults', () => {
   assert.equal(c.corsOrigin, '*');
   assert.deepEqual(c.accessTokens, []);
   assert.equal(c.databaseUrl, null);
+  assert.equal(c.poolMax, 10);
+  assert.equal(c.poolMaxWaiting, 100);
 });
 
 test('tokens from ACCESS_TOKENS, comma-separated and trimmed', () => {
@@ -30,6 +32,8 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ ACCESS_TOKENS: 'short' }, /ACCESS_TOKENS/],
   [{ ACCESS_TOKENS_FILE: '/nonexistent/tokens' }, /^ACCESS_TOKENS_FILE/],
   [{ CACHE_MAX_ENTRIES: '0' }, /^CACHE_MAX_ENTRIES/],
+  [{ POOL_MAX_WAITING: 'lots' }, /^POOL_MAX_WAITING/],
+  [{ POOL_MAX_WAITING: '100001' }, /^POOL_MAX_WAITING/],
 ];
 for (const [env, message] of BAD) {
   test(`bad environment stops start-up naming the variable: ${JSON.stringify(env)}`, () => {

@@ -124,4 +124,26 @@ describe('pool exhaustion on PostgreSQL', () => {
     assert.equal((await call(service.url, slowPath(0, 'after-count'))).status, 200);
     assert.deepEqual(faults.seen, []);
   });
+
+  test('a caller that leaves while waiting for a connection costs no statement', async () => {
+    const { service } = await open({ connectTimeoutMs: 5_000 });
+    const started = performance.now();
+    const holders = Array.from({ length: POOL_MAX }, (_, i) => call(service.url, slowPath(SLEEP_S, `hold-${i}`)));
+    await new Promise((r) => setTimeout(r, 100));
+    // These queue behind the holders, then hang up; had they run, they would hold both connections for 3 s.
+    const leavers = Array.from({ length: POOL_MAX }, (_, i) =>
+      call(service.url, slowPath(3, `leave-${i}`), { signal: AbortSignal.timeout(300) }).then(
+        () => 'answered',
+        () => 'left',
+      ),
+    );
+    for (const res of await Promise.all(holders)) assert.equal(res.status, 200);
+    assert.deepEqual(await Promise.all(leavers), ['left', 'left']);
+    const probeStart = performance.now();
+    const probe = await call(service.url, slowPath(0, 'probe'));
+    const probeMs = performance.now() - probeStart;
+    assert.equal(probe.status, 200);
+    assert.ok(probeMs < 1_500, `the probe waited ${probeMs.toFixed(0)} ms (${(probeStart - started).toFixed(0)} ms into the test): the leavers' statements ran`);
+    assert.deepEqual(faults.seen, []);
+  });
 });

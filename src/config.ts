@@ -18,6 +18,8 @@ export interface Config {
   corsOrigin: string;
   logLevel: LogLevel;
   poolMax: number;
+  /** Requests allowed to wait for a pooled connection at once; more are answered 503 at once. */
+  poolMaxWaiting: number;
   connectTimeoutMs: number;
   maxBodyBytes: number;
   maxUrlBytes: number;
@@ -100,6 +102,7 @@ export function readConfig(env: Env = process.env): Config {
     corsOrigin: str('CORS_ORIGIN') ?? '*',
     logLevel,
     poolMax: int('POOL_MAX', 10, 1, 1000),
+    poolMaxWaiting: int('POOL_MAX_WAITING', 100, 0, 100_000),
     connectTimeoutMs: int('CONNECT_TIMEOUT_MS', 2_000, 1, 600_000),
     maxBodyBytes: int('MAX_BODY_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     maxUrlBytes: int('MAX_URL_BYTES', 16 * 1024, 256, 1024 * 1024),

@@ -7,6 +7,10 @@ export const ERRORS = {
   forbidden: { status: 403, message: 'This access token may not call that stored query.' },
   not_found: { status: 404, message: 'Not found.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  // Malformed HTTP answered before the app sees a request (server.ts 'clientError').
+  bad_request: { status: 400, message: 'The request is not valid HTTP.' },
+  request_timeout: { status: 408, message: 'The request was not received in time.' },
+  header_too_large: { status: 431, message: 'The request headers are too large.' },
   missing_parameter: { status: 400, message: 'A required parameter is missing.' },
   invalid_parameter: { status: 400, message: 'A parameter has an invalid value.' },
   invalid_sql: { status: 400, message: 'The sql parameter was rejected.' },

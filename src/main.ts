@@ -33,6 +33,7 @@ async function main(): Promise<void> {
       schema: config.logSchema,
       statementTimeoutMs: config.statementTimeoutMs,
       poolMax: config.poolMax,
+      poolMaxWaiting: config.poolMaxWaiting,
       connectTimeoutMs: config.connectTimeoutMs,
       onIdleError: (err) => logger.warn('idle database connection lost', errorFields(err)),
     });

@@ -75,6 +75,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       chunks.push(chunk);
     });
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    // The client went away or broke the framing mid-body: its fault, not an internal error.
+    req.on('error', (err) => reject(new HttpError('bad_request', 'The request body was cut short.', { cause: err })));
   });
 }

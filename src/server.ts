@@ -1,6 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { createApp, type AppDeps } from './app.ts';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { createApp, type AppDeps, type Handler } from './app.ts';
+import { HttpError, type ErrorCode } from './errors.ts';
+import { rawErrorResponse } from './raw-response.ts';
+import { sendError } from './respond.ts';
 
 /** Header bytes allowed besides the request line (whose own limit is MAX_URL_BYTES, answered with 414). */
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -9,40 +13,67 @@ const MAX_HEADER_BYTES = 16 * 1024;
  * default), so a timeout could fire up to that much late; sweep at least every second.
  */
 const MAX_SWEEP_MS = 1_000;
+/** How long a refused CONNECT socket may stay open after our answer, for the client to read it. */
+const LINGER_MS = 5_000;
 
-/** What clientError codes mean, for the rejected-connections metric. */
-const REJECTIONS: Readonly<Record<string, { status: string; reason: string }>> = {
-  HPE_HEADER_OVERFLOW: { status: '431 Request Header Fields Too Large', reason: 'header_overflow' },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: '408 Request Timeout', reason: 'timeout' },
+/** node's parser and socket errors that have a status of their own (and a metric reason); every other one is a plain 400. */
+const REJECTIONS: Readonly<Record<string, { code: ErrorCode; reason: string }>> = {
+  HPE_HEADER_OVERFLOW: { code: 'header_too_large', reason: 'header_overflow' },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', reason: 'timeout' },
 };
-const MALFORMED = { status: '400 Bad Request', reason: 'malformed' };
+const MALFORMED = { code: 'bad_request', reason: 'malformed' } as const;
 
 /** A node:http server running the app; resolves once listening. Slow or idle clients cannot hold a socket for long. */
 export async function listen(deps: AppDeps): Promise<{ server: Server; url: string; port: number }> {
   const { config } = deps;
+  const app = withHostCheck(createApp(deps));
   const server = createServer(
     {
       maxHeaderSize: MAX_HEADER_BYTES + config.maxUrlBytes,
       headersTimeout: config.headersTimeoutMs,
       requestTimeout: config.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(MAX_SWEEP_MS, Math.ceil(config.headersTimeoutMs / 2)),
+      // node's own Host check would answer a bare 400; withHostCheck makes the same check with the JSON envelope.
+      requireHostHeader: false,
     },
-    createApp(deps),
+    app,
   );
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
-  // Malformed HTTP and timeouts never reach the app; answer with a bare status instead of a silent reset.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+  // An Expect other than 100-continue: node would answer a bare 417; RFC 9110 10.1.1 lets us ignore it and serve the request.
+  server.on('checkExpectation', app);
+  // node writes 100 Continue for us, but into a pipelined response still queued behind another it
+  // lands between that response's head and body (node 20 unshifts the head before it). RFC 9110
+  // 10.1.1 lets a server omit the 100; a pipelining client has already sent the content anyway.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (res.socket !== null) res.writeContinue();
+    app(req, res);
+  });
+  // Malformed HTTP and timeouts never reach the app; answer with the JSON error envelope instead of a silent reset.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     const rejection = REJECTIONS[err.code ?? ''] ?? MALFORMED;
     // A reset by the client itself is no rejection of ours.
     if (err.code !== 'ECONNRESET') {
       deps.metrics.observeRejected(rejection.reason);
-      deps.logger.debug('connection rejected', { reason: rejection.reason, error_code: err.code, client: socket.remoteAddress });
+      deps.logger.debug('connection rejected', { reason: rejection.reason, error_code: err.code, client: (socket as Duplex & { remoteAddress?: string }).remoteAddress });
     }
-    // Node's own rule: never write a bare status into a response that has already started.
-    const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-    if (!socket.writable || started) return socket.destroy();
+    // Bytes of a response already on the wire: anything more would corrupt it for the peer.
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (!socket.writable || err.code === 'ECONNRESET' || inFlight?.headersSent) return socket.destroy();
     // Destroy once written: a client that never closes its side must not keep the socket half-open.
-    socket.end(`HTTP/1.1 ${rejection.status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
+    socket.end(rawErrorResponse(new HttpError(rejection.code)), () => socket.destroy());
+  });
+  // CONNECT is not routed to the request handler; without a listener node would just drop the socket.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    // node removed its own listeners from this socket: a reset with none would be an uncaught exception.
+    socket.on('error', () => socket.destroy());
+    if (!socket.writable) return socket.destroy();
+    socket.end(rawErrorResponse(new HttpError('method_not_allowed', `${req.method} is not supported.`), { Allow: 'GET, HEAD, POST, OPTIONS' }));
+    // node hands the socket over paused: unread input would keep it open forever. Read and drop it
+    // until the client closes, and give up on a client that never does.
+    socket.resume();
+    const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+    linger.unref();
+    socket.once('close', () => clearTimeout(linger));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -54,4 +85,12 @@ export async function listen(deps: AppDeps): Promise<{ server: Server; url: stri
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   return { server, url: `http://${host}:${port}`, port };
+}
+
+/** RFC 9112 3.2: an HTTP/1.1 request without a Host header is answered 400 (as node would, but with a body). */
+function withHostCheck(app: Handler): Handler {
+  return (req, res) => {
+    if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return app(req, res);
+    sendError(req, res, new HttpError('bad_request', 'An HTTP/1.1 request needs a Host header.'), { Connection: 'close' });
+  };
 }

@@ -17,6 +17,8 @@ test('defaults', () => {
   assert.deepEqual([c.headersTimeoutMs, c.requestTimeoutMs, c.keepAliveTimeoutMs, c.drainTimeoutMs], [10_000, 30_000, 5_000, 8_000]);
   assert.equal(c.metricsToken, null);
   assert.equal(c.queriesDir, null);
+  assert.equal(c.poolMax, 10);
+  assert.equal(c.poolMaxWaiting, 100);
 });
 
 test('tokens from ACCESS_TOKENS, comma-separated and trimmed; kept only as SHA-256 digests', () => {
@@ -46,6 +48,8 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ DRAIN_TIMEOUT_MS: '-1' }, /^DRAIN_TIMEOUT_MS/],
   [{ QUERIES_DIR: '/nonexistent/queries' }, /^QUERIES_DIR must be a directory/],
   [{ METRICS_TOKEN: 'sha256:abc' }, /^METRICS_TOKEN/],
+  [{ POOL_MAX_WAITING: 'lots' }, /^POOL_MAX_WAITING/],
+  [{ POOL_MAX_WAITING: '100001' }, /^POOL_MAX_WAITING/],
 ];
 for (const [env, message] of BAD) {
   test(`bad environment stops start-up naming the variable: ${JSON.stringify(env)}`, () => {

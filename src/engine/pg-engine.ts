@@ -7,12 +7,17 @@ export interface PgEngineOptions {
   schema: string;
   statementTimeoutMs: number;
   poolMax: number;
+  /**
+   * Requests allowed to wait for a connection while all `poolMax` are busy; one more is refused at
+   * once (`database_unavailable`) instead of joining an ever longer queue. Unset: no cap (each wait
+   * is still bounded by connectTimeoutMs).
+   */
+  poolMaxWaiting?: number;
   /** How long a request waits for a connection (new or from the pool) before `database_unavailable`. */
   connectTimeoutMs: number;
   /** Called for errors on idle connections (server restart, killed backend); they must not crash us. */
   onIdleError?: (err: Error) => void;
 }
-
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     return TEXT_PARSERS[oid] ?? pg.types.getTypeParser(oid, format);
@@ -51,23 +56,54 @@ export function createPgEngine(opts: PgEngineOptions): Engine & { pool: pg.Pool 
   };
   const pool = new pg.Pool(config);
   pool.on('error', (err) => opts.onIdleError?.(err));
+  const maxWaiting = opts.poolMaxWaiting ?? Infinity;
+  // Clients that have answered a statement: a failure on one of these may be a connection that died while idle.
+  const seasoned = new WeakSet<pg.PoolClient>();
 
-  async function query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
+  async function attempt(sql: string, params: readonly (string | null)[], signal: AbortSignal | undefined): Promise<Attempt> {
+    if (pool.idleCount === 0 && pool.totalCount >= opts.poolMax && pool.waitingCount >= maxWaiting) throw new Error(QUEUE_FULL);
     const client = await pool.connect();
-    let broken: Error | undefined;
+    if (signal?.aborted) {
+      // The caller left while we waited for a connection: don't spend the database on it.
+      client.release();
+      throw Object.assign(new Error('canceling statement due to user request'), { code: '57014' });
+    }
+    const reused = seasoned.has(client);
+    let lost: Error | undefined;
+    // pg-pool detaches its own 'error' listener while a client is checked out, and a socket that dies
+    // mid-statement (backend crash, network reset) emits 'error': unheard, that would end the process.
+    const onError = (err: Error) => {
+      lost ??= err;
+    };
+    client.on('error', onError);
     const onAbort = () => cancel(config, client);
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const result = await client.query({ text: sql, values: params as (string | null)[] });
-      return result.rows as Row[];
+      seasoned.add(client);
+      return { ok: true, rows: result.rows as Row[] };
     } catch (err) {
-      // A connection-level failure means this client is unusable; destroy it instead of pooling it.
-      if (!(err instanceof Error) || !('severity' in err)) broken = err instanceof Error ? err : new Error(String(err));
-      throw err;
+      if (isConnectionLost(err)) lost ??= err instanceof Error ? err : new Error(String(err));
+      return { ok: false, error: err, retry: reused && lost !== undefined && !isReadTimeout(err) };
     } finally {
-      options.signal?.removeEventListener('abort', onAbort);
-      client.release(broken);
+      signal?.removeEventListener('abort', onAbort);
+      client.off('error', onError);
+      // Releasing with an error destroys the client instead of pooling it.
+      client.release(lost);
     }
+  }
+
+  async function query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
+    const first = await attempt(sql, params, options.signal);
+    if (first.ok) return first.rows;
+    // A pooled connection can die while idle (server restart, pg_terminate_backend, a proxy's idle
+    // cut) a moment before its error event reaches the pool, so the next statement sent on it fails
+    // at once. Every statement runs read-only, so running it again on a fresh connection is safe;
+    // once only, so a real outage still answers 503 promptly.
+    if (!first.retry || options.signal?.aborted) throw first.error;
+    const second = await attempt(sql, params, options.signal);
+    if (second.ok) return second.rows;
+    throw second.error;
   }
 
   return {
@@ -82,6 +118,26 @@ export function createPgEngine(opts: PgEngineOptions): Engine & { pool: pg.Pool 
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: opts.poolMax }),
   };
+}
+
+type Attempt = { ok: true; rows: Row[] } | { ok: false; error: unknown; retry: boolean };
+
+/** Message of the error for a full wait queue; db-errors.ts maps it to `database_unavailable`. */
+const QUEUE_FULL = 'too many requests waiting for a database connection';
+
+/**
+ * Whether the client's connection is gone. Errors the server reports carry a severity and leave the
+ * session usable, except FATAL/PANIC, after which the server closes it; socket and driver errors
+ * (reset, "Connection terminated unexpectedly", read timeout) carry none.
+ */
+function isConnectionLost(err: unknown): boolean {
+  const severity = (err as { severity?: unknown } | null)?.severity;
+  return typeof severity !== 'string' || severity === 'FATAL' || severity === 'PANIC';
+}
+
+/** pg's query_timeout fired: the statement may have run for the whole statement timeout; never repeat it. */
+function isReadTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === 'Query read timeout';
 }
 
 /**

@@ -23,7 +23,7 @@ export interface TestStore {
 
 export interface EngineFactory {
   name: 'pglite' | 'pg';
-  open(options?: { statementTimeoutMs?: number; poolMax?: number; connectTimeoutMs?: number }): Promise<TestStore>;
+  open(options?: { statementTimeoutMs?: number; poolMax?: number; poolMaxWaiting?: number; connectTimeoutMs?: number }): Promise<TestStore>;
 }
 
 export const pgliteFactory: EngineFactory = {
@@ -54,6 +54,7 @@ export const pgFactory: EngineFactory = {
       schema: SCHEMA,
       statementTimeoutMs: options.statementTimeoutMs ?? 15_000,
       poolMax: options.poolMax ?? 5,
+      ...(options.poolMaxWaiting === undefined ? {} : { poolMaxWaiting: options.poolMaxWaiting }),
       connectTimeoutMs: options.connectTimeoutMs ?? 2_000,
     });
     return {

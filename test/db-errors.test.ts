@@ -1,0 +1,48 @@
+// Database errors → DESIGN codes: everything that means "the database is not there" is a 503 with Retry-After.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { mapDbError } from '../src/db-errors.ts';
+
+const plain = { callerSql: false, regexParam: undefined };
+const withError = (message: string, fields: Record<string, unknown> = {}) => Object.assign(new Error(message), fields);
+
+const UNAVAILABLE: [string, Error][] = [
+  ['connection refused', withError('connect ECONNREFUSED 127.0.0.1:5432', { code: 'ECONNREFUSED' })],
+  ['socket reset', withError('read ECONNRESET', { code: 'ECONNRESET' })],
+  ['pool wait timed out', withError('timeout exceeded when trying to connect')],
+  ['pool wait queue full', withError('too many requests waiting for a database connection')],
+  ['connection lost mid-statement', withError('Connection terminated unexpectedly')],
+  ['connect timed out', withError('Connection terminated due to connection timeout')],
+  ['client broken', withError('Client has encountered a connection error and is not queryable')],
+  ['client closed', withError('Client was closed and is not queryable')],
+  ['no answer within the read timeout', withError('Query read timeout')],
+  ['backend terminated', withError('terminating connection due to administrator command', { code: '57P01', severity: 'FATAL' })],
+  ['crash recovery', withError('the database system is in recovery mode', { code: '57P03', severity: 'FATAL' })],
+  ['too many connections', withError('sorry, too many clients already', { code: '53300', severity: 'FATAL' })],
+  ['connection exception', withError('connection failure', { code: '08006' })],
+];
+for (const [what, err] of UNAVAILABLE) {
+  test(`database_unavailable with Retry-After: ${what}`, () => {
+    const mapped = mapDbError(err, plain);
+    assert.equal(mapped.code, 'database_unavailable');
+    assert.equal(mapped.status, 503);
+    assert.match(mapped.headers['Retry-After'] ?? '', /^\d+$/);
+  });
+}
+
+test('statement timeout or cancel: query_timeout', () => {
+  assert.equal(mapDbError(withError('canceling statement due to statement timeout', { code: '57014' }), plain).code, 'query_timeout');
+});
+
+test("runtime errors of the caller's SQL are the caller's; otherwise internal", () => {
+  const div = withError('division by zero', { code: '22012' });
+  assert.equal(mapDbError(div, { callerSql: true, regexParam: undefined }).code, 'query_error');
+  assert.equal(mapDbError(div, plain).code, 'internal');
+  assert.equal(mapDbError(withError('something odd'), plain).code, 'internal');
+});
+
+test('an invalid regular expression names its parameter', () => {
+  const mapped = mapDbError(withError('invalid regular expression: parentheses () not balanced', { code: '2201B' }), { callerSql: false, regexParam: 'project' });
+  assert.equal(mapped.code, 'invalid_parameter');
+  assert.equal(mapped.param, 'project');
+});

@@ -109,8 +109,11 @@ function judgeResponse(res: RawResponse, head: boolean): string | null {
   const { status } = res;
   if (status === 304) return null;
   if (status === 204) return res.headers['access-control-allow-methods'] ? null : '204 that is not a CORS preflight';
-  const json = (res.headers['content-type'] ?? '').startsWith('application/json');
+  const type = res.headers['content-type'] ?? '';
+  const json = type.startsWith('application/json');
   if (status >= 200 && status < 300) {
+    // /metrics is the one success that is not JSON: Prometheus text exposition format.
+    if (type.startsWith('text/plain; version=0.0.4')) return head ? null : res.body.toString('utf8').startsWith('# HELP ') ? null : 'metrics body is not Prometheus text';
     if (!json) return 'success without a JSON content type';
     if (head) return null;
     try {

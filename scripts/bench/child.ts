@@ -58,7 +58,13 @@ export async function startNodeChild(opts: {
       }
     });
   });
-  child.stdout!.resume();
+  // BENCH_CHILD_LOG=1 passes the children's output through (debugging); otherwise it is discarded.
+  if (process.env.BENCH_CHILD_LOG === '1') {
+    child.stdout!.on('data', (c: Buffer) => process.stderr.write(`[${opts.script} ${child.pid}] ${c}`));
+    child.stderr!.on('data', (c: Buffer) => process.stderr.write(`[${opts.script} ${child.pid}] ${c}`));
+  } else {
+    child.stdout!.resume();
+  }
   // Never leave a child running when the benchmark dies.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);

@@ -108,6 +108,14 @@ function parseArgs(argv: string[]): Args {
 }
 
 const args = parseArgs(process.argv.slice(2));
+
+/** The node flags `npm start` runs the service with (package.json), so the bench measures that process. */
+function startScriptNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const m = /^node\s+(.*?)\s*--import\s+tsx\s+src\/main\.ts$/.exec(pkg.scripts?.start?.trim() ?? '');
+  return m ? m[1]!.split(/\s+/).filter(Boolean) : [];
+}
+const serviceNodeFlags = startScriptNodeFlags();
 const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
 // ------------------------------------------------------------------------------------ measuring
@@ -116,53 +124,87 @@ interface Summary {
   p50: number;
   p99: number;
   rps: number;
+  /** Median CPU time per call of the process doing the side's work (ms), when known. */
+  cpuPerCall: number;
   calls: number;
-  errors: number;
-  firstError?: string;
+  runs: number;
 }
 
 interface Side {
   label: string;
   call: Call;
+  /** Cumulative CPU ms of the process that serves this side (CPU per call is robust to a busy machine). */
+  cpuMs?: () => number;
+  /** Checked when a call fails, to say so when the service process died (something else may kill it). */
+  alive?: () => string | null;
 }
 
-function summarise(runs: RunResult[]): Summary {
-  const errors = runs.reduce((n, r) => n + r.errors, 0);
-  const firstError = runs.find((r) => r.firstError !== undefined)?.firstError;
+interface MeasureOptions {
+  runs?: number;
+  /** Warm-up: timed (default) or this many calls; 0 skips it (already warm). */
+  warmupCalls?: number;
+  /** Each run lasts at least this many calls (slow statements), or exactly this many with maxCalls. */
+  minCalls?: number;
+  maxCalls?: number;
+}
+
+function summarise(runs: { run: RunResult; cpu: number }[]): Summary {
   return {
-    p50: median(runs.map((r) => r.p50)),
-    p99: median(runs.map((r) => r.p99)),
-    rps: median(runs.map((r) => r.rps)),
-    calls: runs.reduce((n, r) => n + r.calls, 0),
-    errors,
-    ...(firstError === undefined ? {} : { firstError }),
+    p50: median(runs.map((r) => r.run.p50)),
+    p99: median(runs.map((r) => r.run.p99)),
+    rps: median(runs.map((r) => r.run.rps)),
+    cpuPerCall: median(runs.map((r) => r.cpu)),
+    calls: runs.reduce((n, r) => n + r.run.calls, 0),
+    runs: runs.length,
   };
 }
 
 /**
  * Warm every side up, then run them in alternating order (ABBA…) so drift on a shared machine hits
- * all sides alike; each side's figures are medians over its runs.
+ * all sides alike; each side's figures are medians over its runs. Any failed call stops the bench.
  */
-async function measure(sides: Side[], concurrency: number, opts: { runs?: number; warmupCallsOnly?: boolean } = {}): Promise<Summary[]> {
+async function measure(sides: Side[], concurrency: number, opts: MeasureOptions = {}): Promise<Summary[]> {
   const runs = opts.runs ?? args.runs;
+  const check = (side: Side, r: RunResult) => {
+    if (r.errors === 0) return;
+    const died = side.alive?.();
+    throw new Error(`${side.label}: ${r.errors} of ${r.calls + r.errors} calls failed (${r.firstError})${died ? `; the service process ${died}` : ''}`);
+  };
   for (const side of sides) {
-    // A slow statement at high concurrency gets one call per worker as warm-up instead of a timed one.
-    const warm = opts.warmupCallsOnly ? { concurrency, durationMs: 60_000, maxCalls: concurrency } : { concurrency, durationMs: args.warmup * 1000 };
-    const r = await closedLoop(side.call, warm);
-    if (r.errors > 0) throw new Error(`${side.label}: ${r.errors} failed calls during warm-up (${r.firstError})`);
+    if (opts.warmupCalls === 0) continue;
+    const warm = opts.warmupCalls === undefined ? { concurrency, durationMs: args.warmup * 1000 } : { concurrency, durationMs: 0, minCalls: opts.warmupCalls, maxCalls: opts.warmupCalls };
+    check(side, await closedLoop(side.call, warm));
   }
-  const results: RunResult[][] = sides.map(() => []);
+  const results: { run: RunResult; cpu: number }[][] = sides.map(() => []);
   for (let run = 0; run < runs; run++) {
     const order = sides.map((_, i) => i);
     if (run % 2 === 1) order.reverse();
-    for (const i of order) results[i]!.push(await closedLoop(sides[i]!.call, { concurrency, durationMs: args.seconds * 1000 }));
+    for (const i of order) {
+      const side = sides[i]!;
+      const cpu0 = side.cpuMs?.() ?? Number.NaN;
+      const r = await closedLoop(side.call, {
+        concurrency,
+        durationMs: opts.maxCalls === undefined ? args.seconds * 1000 : 0,
+        ...(opts.minCalls === undefined ? {} : { minCalls: opts.minCalls }),
+        ...(opts.maxCalls === undefined ? {} : { minCalls: opts.maxCalls, maxCalls: opts.maxCalls }),
+      });
+      check(side, r);
+      results[i]!.push({ run: r, cpu: ((side.cpuMs?.() ?? Number.NaN) - cpu0) / r.calls });
+    }
   }
   const summaries = results.map(summarise);
   summaries.forEach((s, i) => {
-    log(`  ${sides[i]!.label} c=${concurrency}: p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, ${fmt(s.rps, 0)} req/s (${s.calls} calls${s.errors ? `, ${s.errors} errors: ${s.firstError}` : ''})`);
+    const cpu = Number.isFinite(s.cpuPerCall) ? `, ${fmt(s.cpuPerCall, 3)} ms CPU/call` : '';
+    log(`  ${sides[i]!.label} c=${concurrency}: p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, ${fmt(s.rps, 0)} req/s${cpu} (${s.calls} calls in ${s.runs} runs)`);
   });
   return summaries;
 }
+
+/** This process's CPU time in ms (the direct-pg floor runs here). */
+const ownCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 // ------------------------------------------------------------------------------------ helpers
 
@@ -272,11 +314,11 @@ async function main(): Promise<void> {
       if (service === undefined) {
         service = await startNodeChild({
           script: 'src/main.ts',
-          nodeArgs: args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(REPO_ROOT, '.bench', 'profiles')] : [],
+          nodeArgs: [...serviceNodeFlags, ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(REPO_ROOT, '.bench', 'profiles')] : [])],
           env: { DATABASE_URL: url, ACCESS_TOKENS: token, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_MAX: String(config.poolMax) },
           ready: /listening on (http:\/\/\S+)/,
         });
-        log(`service pid ${service.pid} at ${service.ready}`);
+        log(`service pid ${service.pid} at ${service.ready}: node ${[...serviceNodeFlags, '--import tsx src/main.ts'].join(' ')}`);
         // The service and the floor must return the same rows.
         const sample = await fetchRaw(`${service.ready}${query('/api/endpoints/query/logs.all', logsParams)}`, headers);
         const rows = (await directPool.query({ text: logsBound.sql, values: logsBound.params })).rows as { id: string }[];
@@ -294,7 +336,13 @@ async function main(): Promise<void> {
         for (const conc of isLast && args.only.has('logs') ? [1, 32] : [1]) {
           log(`logs.all at ${stage.toLocaleString('en')} rows, concurrency ${conc}`);
           const agent = keepAliveAgent(conc);
-          const [s, d] = await measure([{ label: 'service', call: httpGet(agent, logsUrl, headers) }, { label: 'direct pg', call: directCall(logsBound) }], conc);
+          const [s, d] = await measure(
+            [
+              { label: 'service', call: httpGet(agent, logsUrl, headers), cpuMs: svc.cpuMs, alive: svc.exited },
+              { label: 'direct pg', call: directCall(logsBound), cpuMs: ownCpuMs },
+            ],
+            conc,
+          );
           agent.destroy();
           if (conc === 1) growth.push({ rows: stage, service: s!, direct: d! });
           if (isLast && args.only.has('logs')) {
@@ -307,7 +355,7 @@ async function main(): Promise<void> {
               service: s!,
               floorLabel: 'direct pg',
               floor: d!,
-              result: `p50 ${over >= 0 ? '+' : '−'}${fmt(Math.abs(over))} ms; ${fmt(s!.rps / d!.rps)}× req/s`,
+              result: `p50 ${over >= 0 ? '+' : '−'}${fmt(Math.abs(over))} ms; ${fmt(s!.rps / d!.rps)}× req/s; CPU/call ${fmt(s!.cpuPerCall)} vs ${fmt(d!.cpuPerCall)} ms`,
               target: 'p50 ≤ floor + 0.5 ms',
               met: over <= 0.5,
             });
@@ -339,8 +387,8 @@ async function main(): Promise<void> {
         const a2 = keepAliveAgent(conc);
         const [s, b] = await measure(
           [
-            { label: 'service', call: httpGet(a1, cachedUrl, headers) },
-            { label: 'bare node:http', call: httpGet(a2, `${bare.ready}${new URL(cachedUrl).pathname}${new URL(cachedUrl).search}`, headers) },
+            { label: 'service', call: httpGet(a1, cachedUrl, headers), cpuMs: svc.cpuMs, alive: svc.exited },
+            { label: 'bare node:http', call: httpGet(a2, `${bare.ready}${new URL(cachedUrl).pathname}${new URL(cachedUrl).search}`, headers), cpuMs: bare.cpuMs },
           ],
           conc,
         );
@@ -355,7 +403,7 @@ async function main(): Promise<void> {
           service: s!,
           floorLabel: 'bare node:http',
           floor: b!,
-          result: `${fmt(ratio)}× req/s`,
+          result: `${fmt(ratio)}× req/s; CPU/call ${fmt(s!.cpuPerCall * 1000, 0)} vs ${fmt(b!.cpuPerCall * 1000, 0)} µs`,
           target: '≥ 0.80× req/s',
           met: ratio >= 0.8,
         });
@@ -372,9 +420,15 @@ async function main(): Promise<void> {
           explains.push(`usage.api-counts refresh, interval=${interval}, ${compact(args.rows)} edge rows:\n${plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')}`);
         }
         if (!args.only.has('refresh')) continue;
+        // A refresh that takes seconds gets counted runs instead of timed ones: 3 runs of 3 calls at
+        // c=1, and one call per worker at c=32 (the cache itself never runs more than 2 at once).
+        const t0 = performance.now();
+        await directCall(bound)();
+        const slow = performance.now() - t0 > 500;
         for (const conc of [1, 32]) {
-          log(`usage.api-counts refresh ${interval}, concurrency ${conc}`);
-          const [r] = await measure([{ label: `refresh ${interval}`, call: directCall(bound) }], conc, conc > 1 ? { warmupCallsOnly: true, runs: Math.min(args.runs, 3) } : {});
+          log(`usage.api-counts refresh ${interval}, concurrency ${conc}${slow ? ' (slow: counted runs)' : ''}`);
+          const opts: MeasureOptions = !slow ? {} : conc === 1 ? { runs: 3, warmupCalls: 1, minCalls: 3 } : { runs: 1, warmupCalls: 0, maxCalls: conc };
+          const [r] = await measure([{ label: `refresh ${interval}`, call: directCall(bound) }], conc, opts);
           tableRows.push({
             part: '3',
             measurement: `usage.api-counts refresh, ${interval}`,
@@ -383,7 +437,7 @@ async function main(): Promise<void> {
             service: null,
             floorLabel: 'direct pg',
             floor: r!,
-            result: conc === 1 ? `${fmt(r!.p50, 1)} ms per refresh` : `${fmt(r!.rps, 1)} refreshes/s`,
+            result: conc === 1 ? `${fmt(r!.p50, 1)} ms per refresh` : `${fmt(r!.rps, 1)} refreshes/s${slow ? ` (${r!.calls} calls, one per worker)` : ''}`,
             target: interval === 'daily' ? 'as fast as schema and SQL allow' : '–',
             met: null,
           });
@@ -437,12 +491,14 @@ async function main(): Promise<void> {
     console.log(renderTable(tableRows));
     console.log('');
     console.log(
-      `Machine: ${availableParallelism()} CPUs (${cpuModel()}), ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, PostgreSQL ${pgVersion}` +
+      `Service: \`node ${[...serviceNodeFlags, '--import tsx src/main.ts'].join(' ')}\` (as npm start), pg engine, pool ${config.poolMax}. ` +
+        `Machine: ${availableParallelism()} CPUs (${cpuModel()}), ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, PostgreSQL ${pgVersion}` +
         ` (throwaway cluster, default settings, autovacuum off, fsync off); load average ${fmt(load0)} at start, ${fmt(loadavg()[0]!)} at end.`,
     );
     console.log(
       `Data: ${args.rows.toLocaleString('en')} edge rows (${total.toLocaleString('en')} rows in 9 tables) over 7 days. ` +
-        `Each figure: median of ${args.runs} alternating runs of ${args.seconds} s after ${args.warmup} s warm-up (refresh at c=32: ${Math.min(args.runs, 3)} runs after one call per worker); pool ${config.poolMax} connections on both sides.`,
+        `Each figure: median of ${args.runs} alternating runs of ${args.seconds} s after ${args.warmup} s warm-up; a refresh slower than 0.5 s: 3 runs of 3 calls at c=1, one call per worker at c=32. ` +
+        'CPU/call: CPU time of the serving process (service, bare server, or this process for direct pg) per call, from /proc; unlike latency it barely depends on what else the machine runs.',
     );
     console.log(
       'The load generator (closed loop, keep-alive node:http Agent) and the direct-pg floor run in the benchmark process; the service and the bare ' +

@@ -15,6 +15,10 @@ export interface NodeChild {
   ready: string;
   /** Peak and current resident set size in MB, from /proc/<pid>/status (VmHWM, VmRSS). */
   memory(): { peakMb: number; rssMb: number };
+  /** CPU time (user + system, all threads) used so far, in ms, from /proc/<pid>/stat. */
+  cpuMs(): number;
+  /** Why the child ended, if it did (the benchmark reports a service that died mid-run). */
+  exited(): string | null;
   /** SIGTERM, then wait for the exit (SIGKILL after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
 }
@@ -65,6 +69,8 @@ export async function startNodeChild(opts: {
   } else {
     child.stdout!.resume();
   }
+  let exitReason: string | null = null;
+  child.once('exit', (code, signal) => (exitReason = signal ? `killed by ${signal}` : `exited with code ${code}`));
   // Never leave a child running when the benchmark dies.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -72,6 +78,8 @@ export async function startNodeChild(opts: {
     pid: child.pid!,
     ready,
     memory: () => procMemory(child.pid!),
+    cpuMs: () => procCpuMs(child.pid!),
+    exited: () => exitReason,
     stop: (graceMs = 10_000) => stopChild(child, graceMs).finally(() => process.off('exit', killOnExit)),
   };
 }
@@ -93,4 +101,11 @@ export function procMemory(pid: number): { peakMb: number; rssMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
   return { peakMb: kb('VmHWM') / 1024, rssMb: kb('VmRSS') / 1024 };
+}
+
+/** User + system CPU time of a process (all its threads) in ms. Linux reports clock ticks of 10 ms. */
+export function procCpuMs(pid: number): number {
+  // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the line.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -16,6 +16,8 @@ export interface RunOptions {
   durationMs: number;
   /** Stop earlier once this many calls have been started. */
   maxCalls?: number;
+  /** Keep going past the deadline until this many calls have been started (slow calls). */
+  minCalls?: number;
 }
 
 export interface RunResult {
@@ -38,8 +40,9 @@ export async function closedLoop(call: Call, opts: RunOptions): Promise<RunResul
   const begin = performance.now();
   const deadline = begin + opts.durationMs;
   const max = opts.maxCalls ?? Number.POSITIVE_INFINITY;
+  const min = opts.minCalls ?? 0;
   const worker = async (): Promise<void> => {
-    while (started < max && performance.now() < deadline) {
+    while (started < max && (started < min || performance.now() < deadline)) {
       started++;
       const t0 = performance.now();
       try {

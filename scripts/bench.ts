@@ -412,6 +412,10 @@ async function main(): Promise<void> {
 
     // 3: the usage.api-counts refresh itself, directly on PostgreSQL.
     const explains: string[] = [];
+    if (args.explain) {
+      const plan = await directPool.query({ text: `explain (analyze, buffers) ${logsBound.sql}`, values: logsBound.params });
+      explains.push(`logs.all, project=default, ${compact(args.rows)} edge rows:\n${plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')}`);
+    }
     if (args.only.has('refresh') || args.explain) {
       for (const interval of ['hourly', 'daily', 'minutely']) {
         const bound = boundCall(apiCounts, { interval, project: 'default' });

@@ -67,9 +67,13 @@ export async function closedLoop(call: Call, opts: RunOptions): Promise<RunResul
   };
 }
 
-/** A keep-alive agent with one socket per worker. */
+/**
+ * A keep-alive agent with one socket per worker. Idle sockets are closed after 4 s, before the
+ * servers' 5 s keep-alive timeout: otherwise a socket left idle while the other side of a pair
+ * ran can be reused just as the server closes it ("socket hang up").
+ */
 export function keepAliveAgent(concurrency: number): Agent {
-  return new Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency, scheduling: 'fifo' });
+  return new Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency, scheduling: 'fifo', timeout: 4_000 });
 }
 
 /** A GET of `url` that must answer `expectStatus` with exactly the declared Content-Length bytes. */

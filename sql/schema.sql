@@ -89,3 +89,9 @@ create index if not exists pgbouncer_logs_project_timestamp_idx on pgbouncer_log
 
 -- usage.api-counts scans edge requests by time window only (the project is a regular expression).
 create index if not exists edge_logs_timestamp_idx on edge_logs (timestamp);
+-- Planner statistics (filled by ANALYZE; nothing to maintain on insert) for the expressions
+-- usage.api-counts filters and groups by. Without them PostgreSQL guesses a few dozen rows for any
+-- URL regular expression and one daily bucket per distinct timestamp, and so sorts whole rows
+-- (metadata included) to disk instead of hash-aggregating a handful of days in parallel.
+create statistics if not exists edge_logs_request_url_stats on ((metadata->'request'->>'url')) from edge_logs;
+create statistics if not exists edge_logs_day_bucket_stats on (date_trunc('day', "timestamp", 'UTC')) from edge_logs;

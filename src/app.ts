@@ -144,6 +144,12 @@ async function handle(deps: AppDeps, listing: readonly Listed[], req: IncomingMe
       if (!principal.mayCall(q)) throw new HttpError('forbidden');
       const input = await readInput(req, search, deps.config.maxBodyBytes);
       const redact = q.redactPii || String(req.headers['lf-endpoint-redact-pii'] ?? '').trim().toLowerCase() === 'true';
+      // Only an uncached call can be cancelled (endpoint.ts), so only it pays for an AbortController
+      // (an EventTarget: measurable on the cached path) and a close listener.
+      if (q.cachingSeconds !== null) {
+        sendAnswer(req, res, await runEndpoint(deps, q, input, redact), performance.now() - started, headers);
+        return;
+      }
       const abort = new AbortController();
       // The response closing before we answered means the client went away: cancel its statement.
       const onClose = () => {

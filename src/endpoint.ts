@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { cacheKey, type CachedResult, type CacheStatus, type ResultCache } from './cache.ts';
 import { mapDbError } from './db-errors.ts';
+import { encodeResult } from './encode.ts';
 import type { Engine } from './engine/engine.ts';
 import { HttpError } from './errors.ts';
 import { capRows, limitSql } from './max-rows.ts';
@@ -54,7 +55,7 @@ export async function runEndpoint(
     const dbTimeMs = performance.now() - started;
     const capped = capRows(rows, q.maxRows);
     const out = redact ? redactRows(capped.rows) : capped.rows;
-    const body = Buffer.from(JSON.stringify({ result: out }), 'utf8');
+    const body = encodeResult(out);
     return { body, etag: etagOf(body), rows: out.length, truncated: capped.truncated, dbTimeMs };
   };
 

@@ -3,7 +3,6 @@ import { generateToken } from './auth.ts';
 import { ConfigError, readConfig, type Config } from './config.ts';
 import type { Engine } from './engine/engine.ts';
 import { createPgEngine } from './engine/pg-engine.ts';
-import { openEmbeddedStore } from './embedded.ts';
 import { createLogger, errorFields } from './logger.ts';
 import { DefinitionError } from './registry.ts';
 import { startService } from './service.ts';
@@ -38,6 +37,8 @@ async function main(): Promise<void> {
       onIdleError: (err) => logger.warn('idle database connection lost', errorFields(err)),
     });
   } else {
+    // Loaded only in embedded mode: importing PGlite alone costs ~40 MB of RSS the pg engine never uses.
+    const { openEmbeddedStore } = await import('./embedded.ts');
     ({ engine } = await openEmbeddedStore(config, logger));
     if (tokens.length === 0) {
       generated = generateToken();

@@ -25,6 +25,7 @@
  *   last of them; leading quote-like characters are left outside too (`'a@b.io'` → `'REDACTED'`).
  *   In a URL with user info, `pass@host.tld` is an address shape and is redacted.
  */
+import { RawJson } from './encode.ts';
 
 export const REDACTED = 'REDACTED';
 
@@ -80,6 +81,8 @@ export function redactValue(v: unknown): unknown {
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) return redactArray(v);
   if (isPlainObject(v)) return redactObject(v);
+  // jsonb the engine left as text (encode.ts): parse it to look inside.
+  if (v instanceof RawJson) return redactValue(JSON.parse(v.text));
   // Dates, Buffers and other instances serialise without free text; leave them as they are.
   return v;
 }

@@ -34,13 +34,18 @@ export function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: En
   };
   if (answer.cache === 'hit') out.Age = String(Math.floor(answer.ageMs / 1000));
   if (result.truncated) out['X-Result-Truncated'] = 'true';
+  if (res.headersSent || res.destroyed) return;
   if (etagMatches(req.headers['if-none-match'], result.etag)) {
-    if (res.headersSent || res.destroyed) return;
     res.writeHead(304, out);
     res.end();
     return;
   }
-  sendBody(req, res, 200, result.body, out);
+  // Straight to writeHead rather than via sendBody: one header object per response instead of a
+  // second copy (the cached-call path is mostly this function and node:http).
+  out['Content-Type'] = JSON_TYPE;
+  out['Content-Length'] = result.body.length;
+  res.writeHead(200, out);
+  res.end(req.method === 'HEAD' ? undefined : result.body);
 }
 
 function cacheStatus(answer: EndpointAnswer): string {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeInt8, encodeNumeric, encodeTimestamp } from '../src/encode.ts';
+import { RawJson, TEXT_PARSERS, OID, encodeInt8, encodeNumeric, encodeResult, encodeTimestamp } from '../src/encode.ts';
+import { redactRows } from '../src/redact.ts';
 
 const TIMESTAMPS: [string, string][] = [
   ['2026-11-22 10:15:30.123456+00', '2026-11-22T10:15:30.123456Z'],
@@ -26,4 +27,30 @@ test('numeric becomes a number, except values a double cannot hold', () => {
   assert.equal(encodeNumeric('12'), 12);
   assert.equal(encodeNumeric('NaN'), 'NaN');
   assert.equal(encodeNumeric('123456789012345678901234567890'), '123456789012345678901234567890');
+});
+
+test('encodeResult writes what JSON.stringify({ result }) writes for plain values', () => {
+  const rows = [
+    { id: 'a"\\\n\u2028', n: 42, big: '9007199254740993', ok: true, none: null, nested: { '1': [1, 'x'], __proto__x: 2 } },
+    { id: 'b', skipped: undefined, f: 1.5 },
+    {},
+  ];
+  assert.equal(encodeResult(rows).toString('utf8'), JSON.stringify({ result: rows }));
+  assert.equal(encodeResult([]).toString('utf8'), '{"result":[]}');
+});
+
+test('encodeResult splices jsonb text verbatim; anywhere else it is its parsed value', () => {
+  const text = '{"a": 1, "b": [true, null, 1.50], "big": 12345678901234567890}';
+  const raw = TEXT_PARSERS[OID.jsonb]!(text);
+  assert.ok(raw instanceof RawJson);
+  const body = encodeResult([{ id: 'x', metadata: raw }]).toString('utf8');
+  assert.equal(body, `{"result":[{"id":"x","metadata":${text}}]}`);
+  assert.deepEqual(JSON.parse(body).result[0].metadata, JSON.parse(text));
+  assert.equal(JSON.stringify({ m: raw }), JSON.stringify({ m: JSON.parse(text) }));
+});
+
+test('redaction looks inside jsonb left as text', () => {
+  const raw = new RawJson('{"request": {"headers": {"x-forwarded-for": "198.51.100.2"}}, "user": "alice@example.com"}');
+  const [row] = redactRows([{ metadata: raw }]);
+  assert.deepEqual(row!.metadata, { request: { headers: { 'x-forwarded-for': 'REDACTED' } }, user: 'REDACTED' });
 });

@@ -552,7 +552,7 @@ function latestProfiles(): string[] {
 }
 
 function renderTable(rows: Row[]): string {
-  const cell = (s: Summary | null) => (s === null ? ['–', '–', '–'] : [fmt(s.p50), fmt(s.p99), fmt(s.rps, 0)]);
+  const cell = (s: Summary | null) => (s === null ? ['–', '–', '–'] : [fmt(s.p50), fmt(s.p99), fmt(s.rps, s.rps < 10 ? 1 : 0)]);
   const lines = [
     '| # | measurement | edge rows | conc | p50 ms | p99 ms | req/s | floor | floor p50 ms | floor p99 ms | floor req/s | result | target | met |',
     '|---|---|--:|--:|--:|--:|--:|---|--:|--:|--:|---|---|---|',

@@ -146,23 +146,19 @@ async function handle(deps: AppDeps, listing: readonly Listed[], req: IncomingMe
       const redact = q.redactPii || String(req.headers['lf-endpoint-redact-pii'] ?? '').trim().toLowerCase() === 'true';
       // Only an uncached call can be cancelled (endpoint.ts), so only it pays for an AbortController
       // (an EventTarget: measurable on the cached path) and a close listener.
-      if (q.cachingSeconds !== null) {
-        sendAnswer(req, res, await runEndpoint(deps, q, input, redact), performance.now() - started, headers);
-        return;
-      }
-      const abort = new AbortController();
+      const abort = q.cachingSeconds === null ? new AbortController() : null;
       // The response closing before we answered means the client went away: cancel its statement.
       const onClose = () => {
-        if (!res.writableFinished) abort.abort();
+        if (!res.writableFinished) abort?.abort();
       };
-      res.once('close', onClose);
+      if (abort !== null) res.once('close', onClose);
       try {
-        const answer = await runEndpoint(deps, q, input, redact, abort.signal);
+        const answer = await runEndpoint(deps, q, input, redact, abort?.signal);
         record.rows = answer.result.rows;
         record.cache = answer.cache;
         sendAnswer(req, res, answer, performance.now() - started, headers);
       } finally {
-        res.off('close', onClose);
+        if (abort !== null) res.off('close', onClose);
       }
       return;
     }

@@ -181,6 +181,13 @@ for (const factory of ENGINES) {
         assert.deepEqual([denied.code, denied.query], ['unauthorized', undefined]);
         assert.ok(lines.some((l) => l.method === 'POST' && l.status === 200));
 
+        // Regression: the cached path once answered before the log record got its rows and cache status.
+        const cached = await call(base, '/api/endpoints/query/usage.api-counts?interval=daily&project=log-cached', { headers: { 'X-Request-Id': 'log-test-3' } });
+        assert.equal(cached.status, 200);
+        await waitFor('the cached call\'s request line', () => svc.logs.some((l) => l.request_id === 'log-test-3'), 2_000);
+        const cachedLine = svc.logs.find((l) => l.request_id === 'log-test-3')!;
+        assert.deepEqual([cachedLine.query, cachedLine.cache, typeof cachedLine.rows], ['usage.api-counts', 'miss', 'number']);
+
         const all = svc.rawLogs.join('\n');
         for (const secret of [TOKEN, WRONG, SCOPED, SECRET_VALUE]) assert.ok(!all.includes(secret), `the log must not contain ${secret}`);
       });

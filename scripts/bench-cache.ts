@@ -6,11 +6,7 @@
  */
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { readConfig } from '../src/config.ts';
-import { openEmbeddedStore } from '../src/embedded.ts';
-import { createPgEngine } from '../src/engine/pg-engine.ts';
-import { createLogger } from '../src/logger.ts';
-import { startService } from '../src/service.ts';
+import { startInProcess } from './lib/in-process.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -18,14 +14,8 @@ const arg = (name: string, fallback: number) => {
 };
 const total = arg('requests', 10_000);
 const concurrency = arg('concurrency', 32);
-const token = 'bench-token-0123456789abcdef';
 
-const config = readConfig({ ...process.env, PORT: '0', ACCESS_TOKENS: token, LOG_LEVEL: 'warn' });
-const logger = createLogger('warn');
-const engine = config.databaseUrl
-  ? createPgEngine({ connectionString: config.databaseUrl, schema: config.logSchema, statementTimeoutMs: config.statementTimeoutMs, poolMax: config.poolMax, connectTimeoutMs: config.connectTimeoutMs })
-  : (await openEmbeddedStore(config, logger)).engine;
-const service = await startService({ config, engine, tokens: [token], logger });
+const { service, token, engineName } = await startInProcess({ LOG_LEVEL: 'warn' });
 const { port } = service;
 const path = '/api/endpoints/query/usage.api-counts?interval=daily&project=default';
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
@@ -63,7 +53,7 @@ const seconds = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(2);
 const stats = service.cache.stats();
-console.log(`engine: ${engine.name}; ${total} calls at concurrency ${concurrency}`);
+console.log(`engine: ${engineName}; ${total} calls at concurrency ${concurrency}`);
 console.log(`requests/s: ${(total / seconds).toFixed(0)}`);
 console.log(`latency ms: p50 ${pct(50)}, p99 ${pct(99)}, max ${latencies.at(-1)!.toFixed(2)}`);
 console.log(`database queries during the run: ${stats.dbQueries - queriesBefore} (cache hits ${stats.hits}, misses ${stats.misses}, coalesced ${stats.coalesced})`);

@@ -2,7 +2,7 @@ import type { TokenGrant } from './access-tokens.ts';
 import { generateToken } from './auth.ts';
 import { ConfigError, readConfig, type Config } from './config.ts';
 import type { Engine } from './engine/engine.ts';
-import { createPgEngine } from './engine/pg-engine.ts';
+import { openEngine } from './engine/open-engine.ts';
 import { createLogger, errorFields } from './logger.ts';
 import { DefinitionError } from './registry.ts';
 import { startService } from './service.ts';
@@ -23,23 +23,10 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
 
-  let engine: Engine;
+  const engine: Engine = await openEngine(config, logger);
   let tokens: readonly (string | TokenGrant)[] = config.accessTokens;
   let generated: string | null = null;
-  if (config.databaseUrl !== null) {
-    engine = createPgEngine({
-      connectionString: config.databaseUrl,
-      schema: config.logSchema,
-      statementTimeoutMs: config.statementTimeoutMs,
-      poolMax: config.poolMax,
-      poolMaxWaiting: config.poolMaxWaiting,
-      connectTimeoutMs: config.connectTimeoutMs,
-      onIdleError: (err) => logger.warn('idle database connection lost', errorFields(err)),
-    });
-  } else {
-    // Loaded only in embedded mode: importing PGlite alone costs ~40 MB of RSS the pg engine never uses.
-    const { openEmbeddedStore } = await import('./embedded.ts');
-    ({ engine } = await openEmbeddedStore(config, logger));
+  if (config.databaseUrl === null) {
     if (tokens.length === 0) {
       generated = generateToken();
       tokens = [generated];

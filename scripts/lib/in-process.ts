@@ -4,9 +4,8 @@
  * seeded with demo logs (SEED_ROWS). Environment variables apply as usual; `overrides` win.
  */
 import { readConfig, type Config } from '../../src/config.ts';
-import { openEmbeddedStore } from '../../src/embedded.ts';
-import { createPgEngine } from '../../src/engine/pg-engine.ts';
-import { createLogger, errorFields } from '../../src/logger.ts';
+import { openEngine } from '../../src/engine/open-engine.ts';
+import { createLogger } from '../../src/logger.ts';
 import { startService, type Service } from '../../src/service.ts';
 
 export interface InProcess {
@@ -21,18 +20,7 @@ export const SCRIPT_TOKEN = 'script-token-0123456789abcdef';
 export async function startInProcess(overrides: Record<string, string> = {}): Promise<InProcess> {
   const config = readConfig({ LOG_LEVEL: 'warn', ...process.env, PORT: '0', ACCESS_TOKENS: SCRIPT_TOKEN, ACCESS_TOKENS_FILE: '', ...overrides });
   const logger = createLogger(config.logLevel);
-  const engine =
-    config.databaseUrl !== null
-      ? createPgEngine({
-          connectionString: config.databaseUrl,
-          schema: config.logSchema,
-          statementTimeoutMs: config.statementTimeoutMs,
-          poolMax: config.poolMax,
-          poolMaxWaiting: config.poolMaxWaiting,
-          connectTimeoutMs: config.connectTimeoutMs,
-          onIdleError: (err) => logger.warn('idle database connection lost', errorFields(err)),
-        })
-      : (await openEmbeddedStore(config, logger)).engine;
+  const engine = await openEngine(config, logger);
   const service = await startService({ config, engine, tokens: [SCRIPT_TOKEN], logger });
   return { service, config, token: SCRIPT_TOKEN, engineName: engine.name };
 }

@@ -4,6 +4,7 @@
  * response) and 1,000 rows. Deterministic input, so runs compare across machines and commits.
  */
 import { redactRows } from '../src/redact.ts';
+import { Prng } from '../src/prng.ts';
 
 interface LogRow {
   id: string;
@@ -15,17 +16,10 @@ interface LogRow {
   };
 }
 
-// mulberry32, seeded: Math.random would make every run measure different input.
-let seed = 42;
-function rand(n: number): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return (((t ^ (t >>> 14)) >>> 0) % n);
-}
-function pick<T>(xs: readonly T[]): T {
-  return xs[rand(xs.length)] as T;
-}
+// Seeded: Math.random would make every run measure different input.
+const prng = new Prng(42);
+const rand = (n: number): number => prng.int(n);
+const pick = <T>(xs: readonly T[]): T => prng.pick(xs);
 function hex(n: number): string {
   let s = '';
   for (let i = 0; i < n; i++) s += '0123456789abcdef'.charAt(rand(16));

@@ -14,7 +14,7 @@ import { startInProcess } from './lib/in-process.ts';
 import { runLoad } from './lib/load-driver.ts';
 import { mixedCalls } from './lib/load-mix.ts';
 import { formatSummary } from './lib/load-stats.ts';
-import { Prng } from './lib/prng.ts';
+import { Prng } from '../src/prng.ts';
 
 const USAGE = 'usage: npx tsx scripts/load.ts [--requests N] [--concurrency C] [--seed S] [--url URL --token TOKEN]';
 const argv = process.argv.slice(2);

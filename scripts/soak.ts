@@ -17,7 +17,7 @@ import { intArg } from './lib/args.ts';
 import { startInProcess } from './lib/in-process.ts';
 import { runLoad, type LoadCall } from './lib/load-driver.ts';
 import { formatSummary } from './lib/load-stats.ts';
-import { Prng } from './lib/prng.ts';
+import { Prng } from '../src/prng.ts';
 
 const USAGE = 'usage: npx tsx scripts/soak.ts [--seconds S] [--every S] [--concurrency C] [--seed N]';
 const argv = process.argv.slice(2);

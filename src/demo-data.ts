@@ -8,6 +8,7 @@
  * same rows of a full generation.
  */
 import type { AdminExec } from './engine/engine.ts';
+import { Prng } from './prng.ts';
 import { LOG_TABLES, checkSchemaName, type LogTable } from './schema.ts';
 
 /** One table's rows, column by column (the shape the bulk insert sends as array parameters). */
@@ -84,7 +85,7 @@ export function generateDemoTable(table: LogTable, opts: DemoOptions, start = 0,
   const projectPool = weightedPool(projects.map((p, i) => [p, projects.length - i] as const));
   const source = SOURCES[table];
   const cols: DemoColumns = { id: [], timestamp: [], event_message: [], project: [], metadata: [] };
-  const r = new Rng();
+  const r = new Prng();
   for (let i = start; i < end; i++) {
     r.reset(fmix32((tableKey + Math.imul(i, 0x9e3779b1)) >>> 0));
     // The first id word is a bijection of the row index, so ids are unique within a table.
@@ -138,35 +139,6 @@ function affectedRows(result: unknown): number {
 
 // ---------------------------------------------------------------- randomness
 
-/** mulberry32: tiny, fast, good enough for demo data; one instance is re-seeded per row. */
-class Rng {
-  private s = 0;
-  reset(seed: number): void {
-    this.s = seed >>> 0;
-  }
-  u32(): number {
-    this.s = (this.s + 0x6d2b79f5) >>> 0;
-    let t = this.s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  }
-  /** Uniform in [0, 1). */
-  float(): number {
-    return this.u32() / 4294967296;
-  }
-  /** Uniform integer in [0, n). */
-  int(n: number): number {
-    return Math.floor(this.float() * n);
-  }
-  chance(p: number): boolean {
-    return this.float() < p;
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)] as T;
-  }
-}
-
 /** murmur3's 32-bit finaliser: a bijection, so distinct inputs give distinct outputs. */
 function fmix32(x: number): number {
   x = x >>> 0;
@@ -205,7 +177,7 @@ const PAD2 = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
 const PAD3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 
 /** A version-4-shaped UUID whose first 32 bits are `head`. */
-function uuid(head: number, r: Rng): string {
+function uuid(head: number, r: Prng): string {
   const b = r.u32();
   const c = r.u32();
   const d = r.u32();
@@ -226,7 +198,7 @@ class Clock {
   }
 
   /** A timestamp strictly inside (now - 7 days, now). */
-  before(r: Rng): string {
+  before(r: Prng): string {
     // Two draws: one 32-bit draw cannot resolve 6e11 microseconds.
     const us = this.nowUs - Math.max(1, r.int(WEEK_S) * 1_000_000 + r.int(1_000_000));
     const ms = Math.floor(us / 1000);
@@ -252,8 +224,7 @@ class Clock {
 const PROJECT_REF = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Fixed pools, built once from a constant stream so they do not depend on the seed. */
-const poolRng = new Rng();
-poolRng.reset(0xdecafbad);
+const poolRng = new Prng(0xdecafbad);
 
 // Documentation address ranges (RFC 5737, RFC 3849): realistic shapes, nobody's real address.
 const IPV4 = Array.from({ length: 120 }, () => `${poolRng.pick(['203.0.113', '198.51.100', '192.0.2'])}.${1 + poolRng.int(254)}`);
@@ -292,7 +263,7 @@ interface SourceRow {
   /** JSON text of an object. */
   metadata: string;
 }
-type Source = (r: Rng, project: string, timestamp: string) => SourceRow;
+type Source = (r: Prng, project: string, timestamp: string) => SourceRow;
 
 // ---------------------------------------------------------------- edge requests
 
@@ -337,7 +308,7 @@ function okStatus(method: string, path: string): number {
 }
 
 /** Fill the {n}, {email} and {function} placeholders of a route template. */
-function fill(template: string, r: Rng): string {
+function fill(template: string, r: Prng): string {
   if (!template.includes('{')) return template;
   return template.replace('{n}', String(1 + r.int(5000))).replace('{email}', r.pick(EMAILS)).replace('{function}', r.pick(FUNCTIONS).name);
 }

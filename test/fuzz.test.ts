@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Prng } from '../scripts/lib/prng.ts';
+import { Prng } from '../src/prng.ts';
 import { readConfig } from '../src/config.ts';
 import { ERRORS, type ErrorCode } from '../src/errors.ts';
 import { createLogger } from '../src/logger.ts';

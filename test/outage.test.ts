@@ -13,7 +13,7 @@ import { runLoad } from '../scripts/lib/load-driver.ts';
 import { mixedCalls, SQL_LABELS } from '../scripts/lib/load-mix.ts';
 import type { CallResult } from '../scripts/lib/load-stats.ts';
 import { formatSummary } from '../scripts/lib/load-stats.ts';
-import { Prng } from '../scripts/lib/prng.ts';
+import { Prng } from '../src/prng.ts';
 import { DEMO_PROJECTS, generateDemoLogs, insertDemoLogs } from '../src/demo-data.ts';
 import type { Service } from '../src/service.ts';
 import { pgFactory, SCHEMA, type TestStore } from './support/engines.ts';

@@ -1,21 +1,32 @@
 /**
- * A tiny seeded PRNG (mulberry32) for repeatable fuzz and load runs: the same seed gives the same
- * sequence on every machine. Not for anything secret.
+ * mulberry32: a tiny seeded PRNG, so demo data, fuzz and load runs are the same on every machine
+ * for the same seed. Not for anything secret. One instance can be re-seeded per item (`reset`),
+ * which lets any slice of a generated table be produced on its own.
  */
 export class Prng {
   private state: number;
 
-  constructor(seed: number) {
+  constructor(seed = 0) {
     this.state = seed >>> 0;
   }
 
-  /** A float in [0, 1). */
-  next(): number {
+  /** Start the sequence of `seed` again. */
+  reset(seed: number): void {
+    this.state = seed >>> 0;
+  }
+
+  /** A uniform unsigned 32-bit integer. */
+  u32(): number {
     this.state = (this.state + 0x6d2b79f5) >>> 0;
     let t = this.state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return (t ^ (t >>> 14)) >>> 0;
+  }
+
+  /** A float in [0, 1). */
+  next(): number {
+    return this.u32() / 4294967296;
   }
 
   /** An integer in [0, n). */

@@ -42,7 +42,7 @@ export async function runEndpoint(
   // Validate and compose caller SQL before the cache: a rejected statement never costs a lookup.
   const sql = input.sql === null ? q.limitedSql : limitSql(composeSandboxed(q.boundSql, input.sql), q.maxRows);
   const params = q.bindOrder.map((name) => values[name] ?? null);
-  const errorContext = { callerSql: input.sql !== null, regexParam: q.paramOrder.find((n) => q.params[n]?.type === 'regex') };
+  const errorContext = { callerSql: input.sql !== null, regexParam: q.regexParam };
 
   const load = async (loadSignal?: AbortSignal): Promise<CachedResult> => {
     const started = performance.now();
@@ -59,13 +59,12 @@ export async function runEndpoint(
     return { body, etag: etagOf(body), rows: out.length, truncated: capped.truncated, dbTimeMs };
   };
 
-  if (q.cachingSeconds === null) {
+  if (q.cachePolicy === null) {
     // Only an uncached call may be cancelled by its caller: a cached load is shared with other waiters.
     return { result: await load(signal), cache: 'bypass', ageMs: 0, ttlRemainingMs: 0 };
   }
   const key = cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: input.sql, redact });
-  const policy = { ttlMs: q.cachingSeconds * 1000, warmIntervalMs: q.cacheWarmingSeconds === null ? null : q.cacheWarmingSeconds * 1000 };
-  const answer = await deps.cache.get(key, policy, () => load());
+  const answer = await deps.cache.get(key, q.cachePolicy, () => load());
   return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs };
 }
 

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { CachePolicy } from './cache.ts';
 import { limitSql } from './max-rows.ts';
 import { PARAM_TYPES, type ParamSpec } from './params.ts';
 import { bindSql } from './sql-bind.ts';
@@ -13,11 +14,15 @@ export interface StoredQuery {
   /** Result reuse in seconds; null when caching is disabled. */
   readonly cachingSeconds: number | null;
   readonly cacheWarmingSeconds: number | null;
+  /** The cache settings in the cache's terms; null when caching is disabled. */
+  readonly cachePolicy: CachePolicy | null;
   readonly sandboxing: boolean;
   readonly redactPii: boolean;
   readonly params: Readonly<Record<string, ParamSpec>>;
   /** Declared parameter names in declaration order (the canonical order of cache keys). */
   readonly paramOrder: readonly string[];
+  /** The parameter a database "invalid regular expression" error is attributed to, if any. */
+  readonly regexParam: string | undefined;
   /** Result columns and their types, for the listing and OpenAPI. */
   readonly columns: Readonly<Record<string, string>>;
   /** The stored statement with `@name` turned into `$n`. */
@@ -122,10 +127,15 @@ function loadOne(file: string): StoredQuery {
     maxRows: maxRows as number,
     cachingSeconds,
     cacheWarmingSeconds,
+    cachePolicy:
+      cachingSeconds === null
+        ? null
+        : Object.freeze({ ttlMs: cachingSeconds * 1000, warmIntervalMs: cacheWarmingSeconds === null ? null : cacheWarmingSeconds * 1000 }),
     sandboxing: def.sandboxing as boolean,
     redactPii: def.redactPii as boolean,
     params,
     paramOrder: Object.freeze(declared),
+    regexParam: declared.find((n) => params[n]?.type === 'regex'),
     columns: Object.freeze({ ...(columns as Record<string, string>) }),
     boundSql: bound.sql,
     bindOrder: Object.freeze([...bound.names]),

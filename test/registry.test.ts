@@ -15,6 +15,9 @@ test('the shipped stored queries load with the settings of SPEC 2.2', () => {
   assert.deepEqual([logs.maxRows, logs.cachingSeconds, logs.cacheWarmingSeconds, logs.sandboxing, logs.redactPii], [1000, null, null, true, false]);
   assert.deepEqual([usage.maxRows, usage.cachingSeconds, usage.cacheWarmingSeconds, usage.sandboxing, usage.redactPii], [1000, 900, 300, true, false]);
   assert.deepEqual(logs.bindOrder, ['project', 'iso_timestamp_start', 'iso_timestamp_end']);
+  // Compiled once here so requests only look them up.
+  assert.deepEqual([logs.cachePolicy, usage.cachePolicy], [null, { ttlMs: 900_000, warmIntervalMs: 300_000 }]);
+  assert.deepEqual([logs.regexParam, usage.regexParam], [undefined, 'project']);
   assert.equal(r.lookup(logs.id.toUpperCase()), logs);
   assert.equal(r.lookup('LOGS.ALL'), undefined);
   assert.ok(!logs.boundSql.includes('@'), 'every @param is bound');

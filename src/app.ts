@@ -146,7 +146,7 @@ async function handle(deps: AppDeps, listing: readonly Listed[], req: IncomingMe
       const redact = q.redactPii || String(req.headers['lf-endpoint-redact-pii'] ?? '').trim().toLowerCase() === 'true';
       // Only an uncached call can be cancelled (endpoint.ts), so only it pays for an AbortController
       // (an EventTarget: measurable on the cached path) and a close listener.
-      const abort = q.cachingSeconds === null ? new AbortController() : null;
+      const abort = q.cachePolicy === null ? new AbortController() : null;
       // The response closing before we answered means the client went away: cancel its statement.
       const onClose = () => {
         if (!res.writableFinished) abort?.abort();

@@ -43,8 +43,6 @@ export interface ServiceOptions {
   /** Overrides config.queriesDir (tests). */
   queriesDir?: string;
   clock?: Clock;
-  /** Close the engine on close() (default). Tests that share one engine between services say false. */
-  closeEngine?: boolean;
 }
 
 /** Load and freeze everything, then listen. The engine is created by the caller (main or a test). */
@@ -94,7 +92,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         // Whatever is still open now is idle keep-alive, a slow client, or a request past the deadline.
         server.closeAllConnections();
         await closed;
-        if (opts.closeEngine !== false) await engine.close();
+        await engine.close();
       })();
       return closing;
     },

@@ -375,7 +375,7 @@ for (const factory of ENGINES) {
       describe('a stored query with sandboxing disabled and redaction on', () => {
         let plain: Service;
         before(async () => {
-          plain = await startTestService(store, {}, undefined, { queriesDir: fileURLToPath(new URL('./fixtures/queries/', import.meta.url)), closeEngine: false });
+          plain = await startTestService(store, {}, undefined, { queriesDir: fileURLToPath(new URL('./fixtures/queries/', import.meta.url)), shareEngine: true });
         });
         after(() => plain.close());
 

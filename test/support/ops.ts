@@ -4,11 +4,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { readConfig } from '../../src/config.ts';
-import type { Engine } from '../../src/engine/engine.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startService, type Service } from '../../src/service.ts';
+import type { Service } from '../../src/service.ts';
 import type { TestStore } from './engines.ts';
-import { TOKEN } from './service.ts';
+import { startTestService } from './service.ts';
 
 /** Stored queries for tests that need a statement to stay busy: `test.slow?seconds=N` (real PostgreSQL only). */
 export const SLOW_QUERIES_DIR = fileURLToPath(new URL('../fixtures/slow-queries/', import.meta.url));
@@ -25,15 +24,14 @@ export interface OpsService extends Service {
  * owned: closing this service leaves the store usable for the next one.
  */
 export async function startOpsService(store: TestStore, env: Record<string, string> = {}, queriesDir?: string): Promise<OpsService> {
-  const config = readConfig({ PORT: '0', HOST: '127.0.0.1', ACCESS_TOKENS: TOKEN, LOG_LEVEL: 'info', ...env });
+  const level = readConfig({ LOG_LEVEL: 'info', ...env }).logLevel;
   const rawLogs: string[] = [];
   const logs: Record<string, unknown>[] = [];
-  const logger = createLogger(config.logLevel, (line) => {
+  const logger = createLogger(level, (line) => {
     rawLogs.push(line);
     logs.push(JSON.parse(line) as Record<string, unknown>);
   });
-  const engine: Engine = { ...store.engine, close: async () => {} };
-  const service = await startService({ config, engine, tokens: config.accessTokens, logger, ...(queriesDir ? { queriesDir } : {}) });
+  const service = await startTestService(store, { LOG_LEVEL: 'info', ...env }, undefined, { shareEngine: true, logger, ...(queriesDir ? { queriesDir } : {}) });
   return Object.assign(service, { logs, rawLogs });
 }
 

@@ -30,6 +30,7 @@ import { TEXT_PARSERS } from '../src/encode.ts';
 import { sessionOptions } from '../src/engine/pg-engine.ts';
 import { validateParams } from '../src/params.ts';
 import { loadRegistry, type StoredQuery } from '../src/registry.ts';
+import { initSandbox } from '../src/sandbox.ts';
 import { LOG_TABLES, applySchema } from '../src/schema.ts';
 import { QUERIES_DIR } from '../src/service.ts';
 import { createDatabase, startPostgres } from '../test/support/pg-server.ts';
@@ -265,6 +266,7 @@ interface Row {
 async function main(): Promise<void> {
   const started = performance.now();
   const token = 'bench-token-0123456789abcdef';
+  await initSandbox(); // the registry analyses sandboxed statements as it loads
   const registry = loadRegistry(QUERIES_DIR);
   const logsAll = registry.lookup('logs.all')!;
   const apiCounts = registry.lookup('usage.api-counts')!;

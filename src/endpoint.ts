@@ -37,10 +37,11 @@ export async function runEndpoint(
   redact: boolean,
   signal?: AbortSignal,
 ): Promise<EndpointAnswer> {
-  if (input.sql !== null && !q.sandboxing) throw new HttpError('sandbox_disabled');
+  const sandbox = input.sql === null ? null : q.sandbox;
+  if (input.sql !== null && sandbox === null) throw new HttpError('sandbox_disabled');
   const values = validateParams(q.params, input.raw);
   // Validate and compose caller SQL before the cache: a rejected statement never costs a lookup.
-  const sql = input.sql === null ? q.limitedSql : limitSql(composeSandboxed(q.boundSql, input.sql), q.maxRows);
+  const sql = input.sql === null || sandbox === null ? q.limitedSql : limitSql(composeSandboxed(sandbox, input.sql), q.maxRows);
   const params = q.bindOrder.map((name) => values[name] ?? null);
   const errorContext = { callerSql: input.sql !== null, regexParam: q.regexParam };
 

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import type { CachePolicy } from './cache.ts';
 import { limitSql } from './max-rows.ts';
 import { PARAM_TYPES, type ParamSpec } from './params.ts';
+import { prepareStored, type SandboxTemplate } from './sandbox.ts';
 import { bindSql } from './sql-bind.ts';
 
 /** A stored query as loaded, validated and compiled at start-up. Frozen. */
@@ -17,6 +18,8 @@ export interface StoredQuery {
   /** The cache settings in the cache's terms; null when caching is disabled. */
   readonly cachePolicy: CachePolicy | null;
   readonly sandboxing: boolean;
+  /** What composing caller SQL needs from the statement; null when sandboxing is disabled. */
+  readonly sandbox: SandboxTemplate | null;
   readonly redactPii: boolean;
   readonly params: Readonly<Record<string, ParamSpec>>;
   /** Declared parameter names in declaration order (the canonical order of cache keys). */
@@ -53,7 +56,7 @@ const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Parameter names with a meaning of their own in a request. */
 const RESERVED_PARAMS = new Set(['sql']);
 
-/** Load every `<name>.json` + `<name>.sql` pair in `dir`, validate and compile them. */
+/** Load every `<name>.json` + `<name>.sql` pair in `dir`, validate and compile them (after initSandbox()). */
 export function loadRegistry(dir: string): Registry {
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
   const all = files.map((f) => loadOne(join(dir, f)));
@@ -114,6 +117,14 @@ function loadOne(file: string): StoredQuery {
   } catch (err) {
     return fail(`${basename(sqlFile)}: ${(err as Error).message}`);
   }
+  let sandbox: SandboxTemplate | null = null;
+  if (def.sandboxing === true) {
+    try {
+      sandbox = prepareStored(bound.sql);
+    } catch (err) {
+      fail(`sandboxing is enabled but ${basename(sqlFile)} cannot be sandboxed: ${(err as Error).message}`);
+    }
+  }
   const declared = Object.keys(params);
   const undeclared = bound.names.filter((n) => !(n in params));
   if (undeclared.length > 0) fail(`${basename(sqlFile)} uses undeclared parameter(s) ${undeclared.map((n) => '@' + n).join(', ')}`);
@@ -132,6 +143,7 @@ function loadOne(file: string): StoredQuery {
         ? null
         : Object.freeze({ ttlMs: cachingSeconds * 1000, warmIntervalMs: cacheWarmingSeconds === null ? null : cacheWarmingSeconds * 1000 }),
     sandboxing: def.sandboxing as boolean,
+    sandbox,
     redactPii: def.redactPii as boolean,
     params,
     paramOrder: Object.freeze(declared),

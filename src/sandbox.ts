@@ -177,8 +177,7 @@ export function storedCteNames(storedBoundSql: string): string[] {
  * Validate `callerSql` and return the statement to run: the stored WITH clause followed by
  * `select * from (<callerSql>) as sandboxed`. Throws `HttpError('invalid_sql')` when refused.
  */
-export function composeSandboxed(storedBoundSql: string, callerSql: string): string {
-  const template = prepareStored(storedBoundSql);
+export function composeSandboxed(template: SandboxTemplate, callerSql: string): string {
   const caller = checkCallerSql(callerSql, template.cteNames);
   const head = `${template.withText}\nselect * from (\n`;
   // The newline before ")" ends a trailing "--" comment in the caller's text.
@@ -192,16 +191,9 @@ export function composeSandboxed(storedBoundSql: string, callerSql: string): str
   return composed;
 }
 
-const templates = new Map<string, SandboxTemplate>();
-
-/** Analyse a stored (bound) statement once; later calls with the same text hit a cache. */
+/** Analyse a stored (bound) statement; the registry does this once per stored query at start-up. */
 export function prepareStored(storedBoundSql: string): SandboxTemplate {
-  const cached = templates.get(storedBoundSql);
-  if (cached) return cached;
-  const template = analyseStored(storedBoundSql);
-  if (templates.size >= 1000) templates.clear(); // stored statements are few; stay bounded anyway
-  templates.set(storedBoundSql, template);
-  return template;
+  return analyseStored(storedBoundSql);
 }
 
 /** Stored SQL is trusted (it is ours); a problem with it is a definition error, not a 400. */

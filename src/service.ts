@@ -11,8 +11,8 @@ import { meterEngine } from './engine/metered-engine.ts';
 import { errorFields, type Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
 import { buildOpenApi } from './openapi.ts';
-import { DefinitionError, loadRegistry, type Registry } from './registry.ts';
-import { initSandbox, prepareStored } from './sandbox.ts';
+import { loadRegistry, type Registry } from './registry.ts';
+import { initSandbox } from './sandbox.ts';
 import { listen } from './server.ts';
 
 /** Directory of the stored queries shipped with the service. */
@@ -48,19 +48,11 @@ export interface ServiceOptions {
 /** Load and freeze everything, then listen. The engine is created by the caller (main or a test). */
 export async function startService(opts: ServiceOptions): Promise<Service> {
   const { config, logger } = opts;
+  // The parser first: the registry analyses each sandboxed statement while it loads.
+  await initSandbox();
   const registry = loadRegistry(opts.queriesDir ?? config.queriesDir ?? QUERIES_DIR);
   // Before anything starts: a scope naming no stored query stops start-up here.
   const auth = createAuthenticator(opts.tokens, registry);
-  await initSandbox();
-  // A stored statement that cannot take caller SQL is a definition error at start-up, not a 500 later.
-  for (const q of registry.all) {
-    if (!q.sandboxing) continue;
-    try {
-      prepareStored(q.boundSql);
-    } catch (err) {
-      throw new DefinitionError(`${q.file}: sandboxing is enabled but the statement cannot be sandboxed: ${(err as Error).message}`);
-    }
-  }
   const metrics = new Metrics();
   const engine = meterEngine(opts.engine, (outcome, ms) => metrics.observeDbQuery(outcome, ms));
   const cache = new ResultCache({

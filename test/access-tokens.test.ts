@@ -4,13 +4,17 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import { parseTokenFile, parseTokenList, TokenFormatError } from '../src/access-tokens.ts';
 import { createAuthenticator } from '../src/auth.ts';
 import { ConfigError, readConfig } from '../src/config.ts';
 import { HttpError } from '../src/errors.ts';
 import { loadRegistry } from '../src/registry.ts';
+import { initSandbox } from '../src/sandbox.ts';
 import { QUERIES_DIR } from '../src/service.ts';
+
+// The registry analyses sandboxed statements as it loads: the parser must be ready.
+before(() => initSandbox());
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const FULL = 'full-token-0123456789';

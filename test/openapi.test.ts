@@ -1,11 +1,15 @@
 // The OpenAPI 3.1 document generated from the registry: valid structure, every stored query, exact parameter schemas.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import type { Principal } from '../src/auth.ts';
 import { ERRORS } from '../src/errors.ts';
 import { buildOpenApi } from '../src/openapi.ts';
 import { loadRegistry } from '../src/registry.ts';
+import { initSandbox } from '../src/sandbox.ts';
 import { QUERIES_DIR } from '../src/service.ts';
+
+// The registry analyses sandboxed statements as it loads: the parser must be ready.
+before(() => initSandbox());
 import { checkOpenApi31 } from './support/openapi-check.ts';
 import { SLOW_QUERIES_DIR } from './support/ops.ts';
 

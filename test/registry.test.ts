@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import { DefinitionError, loadRegistry } from '../src/registry.ts';
+import { initSandbox } from '../src/sandbox.ts';
 import { QUERIES_DIR } from '../src/service.ts';
+
+before(() => initSandbox());
 
 test('the shipped stored queries load with the settings of SPEC 2.2', () => {
   const r = loadRegistry(QUERIES_DIR);
@@ -18,6 +21,8 @@ test('the shipped stored queries load with the settings of SPEC 2.2', () => {
   // Compiled once here so requests only look them up.
   assert.deepEqual([logs.cachePolicy, usage.cachePolicy], [null, { ttlMs: 900_000, warmIntervalMs: 300_000 }]);
   assert.deepEqual([logs.regexParam, usage.regexParam], [undefined, 'project']);
+  assert.deepEqual(logs.sandbox?.cteNames.slice(0, 2), ['edge_logs', 'postgres_logs']);
+  assert.deepEqual(usage.sandbox?.cteNames, ['window_spec', 'requests']);
   assert.equal(r.lookup(logs.id.toUpperCase()), logs);
   assert.equal(r.lookup('LOGS.ALL'), undefined);
   assert.ok(!logs.boundSql.includes('@'), 'every @param is bound');
@@ -39,6 +44,7 @@ const BAD: [string, Record<string, unknown>, string, RegExp][] = [
   ['enum without values', { ...GOOD, params: { p: { type: 'enum', required: true, values: [] } } }, 'select @p', /enum/],
   ['unterminated literal', GOOD, "select @p, 'oops", /unterminated/],
   ['positional parameter', GOOD, 'select @p, $1', /positional/],
+  ['sandboxing on a statement without WITH', { ...GOOD, sandboxing: true }, 'select @p', /cannot be sandboxed/],
 ];
 for (const [name, def, sql, message] of BAD) {
   test(`a bad definition stops start-up naming the file: ${name}`, () => {

@@ -3,8 +3,8 @@
  * Prints input size, throughput and the median per-response cost for 100 rows (a full logs.all
  * response) and 1,000 rows. Deterministic input, so runs compare across machines and commits.
  */
-import { redactRows } from '../src/redact.ts';
-import { Prng } from '../src/prng.ts';
+import { redactRows } from '../src/query/redact.ts';
+import { Prng } from '../src/store/demo/prng.ts';
 
 interface LogRow {
   id: string;

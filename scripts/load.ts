@@ -8,13 +8,13 @@
  *   npx tsx scripts/load.ts --url http://127.0.0.1:4000 --token $TOKEN [...]
  *       a service already running (its data should hold the demo projects: npm run seed)
  */
-import { DEMO_PROJECTS } from '../src/demo-data.ts';
+import { DEMO_PROJECTS } from '../src/store/demo/demo-data.ts';
 import { intArg, stringArg } from './lib/args.ts';
 import { startInProcess } from './lib/in-process.ts';
 import { runLoad } from './lib/load-driver.ts';
 import { mixedCalls } from './lib/load-mix.ts';
 import { formatSummary } from './lib/load-stats.ts';
-import { Prng } from '../src/prng.ts';
+import { Prng } from '../src/store/demo/prng.ts';
 
 const USAGE = 'usage: npx tsx scripts/load.ts [--requests N] [--concurrency C] [--seed S] [--url URL --token TOKEN]';
 const argv = process.argv.slice(2);

@@ -3,7 +3,7 @@
  * (default `logs`). Idempotent. The service itself never runs DDL against DATABASE_URL (DESIGN 1).
  */
 import pg from 'pg';
-import { LOG_TABLES, applySchema } from '../src/schema.ts';
+import { LOG_TABLES, applySchema } from '../src/store/schema.ts';
 
 /** The URL without its password, for messages. */
 function redactUrl(url: string): string {

@@ -7,9 +7,9 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import type { AdminExec } from '../src/engine/engine.ts';
-import { demoRowCounts, generateDemoTable, insertDemoColumns, type DemoOptions } from '../src/demo-data.ts';
-import { LOG_TABLES, applySchema, type LogTable } from '../src/schema.ts';
+import type { AdminExec } from '../src/store/engine.ts';
+import { demoRowCounts, generateDemoTable, insertDemoColumns, type DemoOptions } from '../src/store/demo/demo-data.ts';
+import { LOG_TABLES, applySchema, type LogTable } from '../src/store/schema.ts';
 
 const USAGE = 'usage: npm run seed -- [--rows N] [--seed S]   (N edge rows, default 20000; S integer seed, default 1)';
 // Rows generated and sent per statement: big enough to amortise round trips, small enough that

@@ -12,12 +12,12 @@
  * early) unless set; CACHE_MAX_BYTES as configured (set it low, with CACHE_MAX_ENTRIES high, to
  * soak the byte bound instead).
  */
-import { DEMO_PROJECTS } from '../src/demo-data.ts';
+import { DEMO_PROJECTS } from '../src/store/demo/demo-data.ts';
 import { intArg } from './lib/args.ts';
 import { startInProcess } from './lib/in-process.ts';
 import { runLoad, type LoadCall } from './lib/load-driver.ts';
 import { formatSummary } from './lib/load-stats.ts';
-import { Prng } from '../src/prng.ts';
+import { Prng } from '../src/store/demo/prng.ts';
 
 const USAGE = 'usage: npx tsx scripts/soak.ts [--seconds S] [--every S] [--concurrency C] [--seed N]';
 const argv = process.argv.slice(2);

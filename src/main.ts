@@ -1,10 +1,10 @@
-import type { TokenGrant } from './access-tokens.ts';
-import { generateToken } from './auth.ts';
-import { ConfigError, readConfig, type Config } from './config.ts';
-import type { Engine } from './engine/engine.ts';
-import { openEngine } from './engine/open-engine.ts';
-import { createLogger, errorFields } from './logger.ts';
-import { DefinitionError } from './registry.ts';
+import type { TokenGrant } from './auth/access-tokens.ts';
+import { generateToken } from './auth/authenticator.ts';
+import { ConfigError, readConfig, type Config } from './ops/config.ts';
+import type { Engine } from './store/engine.ts';
+import { openEngine } from './store/open-engine.ts';
+import { createLogger, errorFields } from './ops/logger.ts';
+import { DefinitionError } from './query/registry.ts';
 import { startService } from './service.ts';
 
 /** After the drain deadline, how long closing connections and the pool may take before the process exits regardless. */

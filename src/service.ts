@@ -1,19 +1,19 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import type { TokenGrant } from './access-tokens.ts';
-import { createAuthenticator } from './auth.ts';
-import { ResultCache, type Clock } from './cache.ts';
-import type { Config } from './config.ts';
-import { createDrain } from './drain.ts';
-import type { Engine } from './engine/engine.ts';
-import { meterEngine } from './engine/metered-engine.ts';
-import { errorFields, type Logger } from './logger.ts';
-import { Metrics } from './metrics.ts';
-import { buildOpenApi } from './openapi.ts';
-import { loadRegistry, type Registry } from './registry.ts';
-import { initSandbox } from './sandbox.ts';
-import { listen } from './server.ts';
+import type { TokenGrant } from './auth/access-tokens.ts';
+import { createAuthenticator } from './auth/authenticator.ts';
+import { ResultCache, type Clock } from './query/cache/result-cache.ts';
+import type { Config } from './ops/config.ts';
+import { createDrain } from './http/drain.ts';
+import type { Engine } from './store/engine.ts';
+import { meterEngine } from './store/metered-engine.ts';
+import { errorFields, type Logger } from './ops/logger.ts';
+import { Metrics } from './ops/metrics.ts';
+import { buildOpenApi } from './ops/openapi.ts';
+import { loadRegistry, type Registry } from './query/registry.ts';
+import { initSandbox } from './query/sandbox/sandbox.ts';
+import { listen } from './http/server.ts';
 
 /** Directory of the stored queries shipped with the service. */
 export const QUERIES_DIR = fileURLToPath(new URL('../sql/queries/', import.meta.url));

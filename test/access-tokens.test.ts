@@ -5,12 +5,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { parseTokenFile, parseTokenList, TokenFormatError } from '../src/access-tokens.ts';
-import { createAuthenticator } from '../src/auth.ts';
-import { ConfigError, readConfig } from '../src/config.ts';
+import { parseTokenFile, parseTokenList, TokenFormatError } from '../src/auth/access-tokens.ts';
+import { createAuthenticator } from '../src/auth/authenticator.ts';
+import { ConfigError, readConfig } from '../src/ops/config.ts';
 import { HttpError } from '../src/errors.ts';
-import { loadRegistry } from '../src/registry.ts';
-import { initSandbox } from '../src/sandbox.ts';
+import { loadRegistry } from '../src/query/registry.ts';
+import { initSandbox } from '../src/query/sandbox/sandbox.ts';
 import { QUERIES_DIR } from '../src/service.ts';
 
 // The registry analyses sandboxed statements as it loads: the parser must be ready.

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ResultCache, cacheKey } from '../src/cache.ts';
-import type { CachedResult, CacheOptions, CachePolicy } from '../src/cache.ts';
+import { ResultCache, cacheKey } from '../src/query/cache/result-cache.ts';
+import type { CachedResult, CacheOptions, CachePolicy } from '../src/query/cache/result-cache.ts';
 
 // Fake time: tests move the clock and fire the warming tick by hand, never sleeping.
 class FakeTime {

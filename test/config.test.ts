@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
-import { ConfigError, readConfig } from '../src/config.ts';
+import { ConfigError, readConfig } from '../src/ops/config.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 

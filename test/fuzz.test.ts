@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Prng } from '../src/prng.ts';
-import { readConfig } from '../src/config.ts';
+import { Prng } from '../src/store/demo/prng.ts';
+import { readConfig } from '../src/ops/config.ts';
 import { ERRORS, type ErrorCode } from '../src/errors.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/ops/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { ENGINES, type TestStore } from './support/engines.ts';
 import { edgeRow, insertRows } from './support/fixtures.ts';

@@ -1,11 +1,11 @@
 // The OpenAPI 3.1 document generated from the registry: valid structure, every stored query, exact parameter schemas.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import type { Principal } from '../src/auth.ts';
+import type { Principal } from '../src/auth/authenticator.ts';
 import { ERRORS } from '../src/errors.ts';
-import { buildOpenApi } from '../src/openapi.ts';
-import { loadRegistry } from '../src/registry.ts';
-import { initSandbox } from '../src/sandbox.ts';
+import { buildOpenApi } from '../src/ops/openapi.ts';
+import { loadRegistry } from '../src/query/registry.ts';
+import { initSandbox } from '../src/query/sandbox/sandbox.ts';
 import { QUERIES_DIR } from '../src/service.ts';
 
 // The registry analyses sandboxed statements as it loads: the parser must be ready.

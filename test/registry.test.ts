@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { DefinitionError, loadRegistry } from '../src/registry.ts';
-import { initSandbox } from '../src/sandbox.ts';
+import { DefinitionError, loadRegistry } from '../src/query/registry.ts';
+import { initSandbox } from '../src/query/sandbox/sandbox.ts';
 import { QUERIES_DIR } from '../src/service.ts';
 
 before(() => initSandbox());

@@ -9,7 +9,7 @@ import {
   MAX_SQL_BYTES,
   prepareStored,
   storedCteNames,
-} from '../src/sandbox.ts';
+} from '../src/query/sandbox/sandbox.ts';
 import { ALLOWED, REJECTED } from './support/sandbox-cases.ts';
 
 // A stored statement as the binder hands it over: @project is already $1. Its CTE bodies read the

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bindSql, findParams, hasParams, scanSql, SqlTokenizeError } from '../src/sql-bind.ts';
+import { bindSql, findParams, hasParams, scanSql, SqlTokenizeError } from '../src/query/sql-bind.ts';
 
 type Case =
   | { name: string; input: string; sql: string; names: string[] }

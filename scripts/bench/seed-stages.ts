@@ -5,8 +5,8 @@
  * stage N+1 inserts exactly the rows a fresh seed of that size has beyond stage N.
  */
 import type pg from 'pg';
-import { demoRowCounts, generateDemoTable, insertDemoColumns, type DemoOptions } from '../../src/demo-data.ts';
-import { LOG_TABLES, type LogTable } from '../../src/schema.ts';
+import { demoRowCounts, generateDemoTable, insertDemoColumns, type DemoOptions } from '../../src/store/demo/demo-data.ts';
+import { LOG_TABLES, type LogTable } from '../../src/store/schema.ts';
 
 // Same batch size as scripts/seed.ts: one round trip per 5000 rows, bounded memory.
 const BATCH = 5000;

@@ -4,7 +4,7 @@
  * Labels name the kind of call so results can be judged per kind.
  */
 import type { LoadCall } from './load-driver.ts';
-import type { Prng } from '../../src/prng.ts';
+import type { Prng } from '../../src/store/demo/prng.ts';
 
 /** Labels whose calls carry caller `sql`: 200, or 400 `invalid_sql` while the sandbox is not there yet. */
 export const SQL_LABELS: ReadonlySet<string> = new Set(['logs.all+sql', 'usage+sql']);

@@ -4,10 +4,10 @@
  * fixtures.
  */
 import pg from 'pg';
-import type { AdminExec, Engine } from '../../src/engine/engine.ts';
-import { createPgEngine } from '../../src/engine/pg-engine.ts';
-import { createPgliteEngine } from '../../src/engine/pglite-engine.ts';
-import { applySchema } from '../../src/schema.ts';
+import type { AdminExec, Engine } from '../../src/store/engine.ts';
+import { createPgEngine } from '../../src/store/pg-engine.ts';
+import { createPgliteEngine } from '../../src/store/pglite-engine.ts';
+import { applySchema } from '../../src/store/schema.ts';
 import { createDatabase, startPostgres, type PgServer } from './pg-server.ts';
 
 export const SCHEMA = 'logs';

@@ -1,4 +1,4 @@
-import type { AdminExec } from '../../src/engine/engine.ts';
+import type { AdminExec } from '../../src/store/engine.ts';
 
 export interface LogRow {
   id: string;

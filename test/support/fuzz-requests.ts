@@ -3,7 +3,7 @@
  * (methods, targets, percent-encoding, parameters, headers, bodies, framing), so it gets past the
  * parser often enough to reach the routing, auth, parameter and SQL layers behind it.
  */
-import type { Prng } from '../../src/prng.ts';
+import type { Prng } from '../../src/store/demo/prng.ts';
 
 export interface FuzzRequest {
   bytes: Buffer;

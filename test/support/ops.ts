@@ -3,8 +3,8 @@
  * directory, Prometheus text parsing, polling, and a view of pg_stat_activity.
  */
 import { fileURLToPath } from 'node:url';
-import { readConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { readConfig } from '../../src/ops/config.ts';
+import { createLogger } from '../../src/ops/logger.ts';
 import type { Service } from '../../src/service.ts';
 import type { TestStore } from './engines.ts';
 import { startTestService } from './service.ts';

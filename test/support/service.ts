@@ -1,7 +1,7 @@
-import { readConfig } from '../../src/config.ts';
-import type { Clock } from '../../src/cache.ts';
-import type { Engine } from '../../src/engine/engine.ts';
-import { createLogger, type Logger } from '../../src/logger.ts';
+import { readConfig } from '../../src/ops/config.ts';
+import type { Clock } from '../../src/query/cache/result-cache.ts';
+import type { Engine } from '../../src/store/engine.ts';
+import { createLogger, type Logger } from '../../src/ops/logger.ts';
 import { startService, type Service } from '../../src/service.ts';
 import type { TestStore } from './engines.ts';
 

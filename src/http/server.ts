@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createApp, type AppDeps, type Handler } from './app.ts';
-import { HttpError, type ErrorCode } from './errors.ts';
+import { createApp, type AppDeps, type Handler } from './handler.ts';
+import { HttpError, type ErrorCode } from '../errors.ts';
 import { rawErrorResponse } from './raw-response.ts';
 import { sendError } from './respond.ts';
 

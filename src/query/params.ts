@@ -1,4 +1,4 @@
-import { HttpError } from './errors.ts';
+import { HttpError } from '../errors.ts';
 
 /** A declared parameter of a stored query (from its settings file). */
 export type ParamSpec =

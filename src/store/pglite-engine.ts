@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { TEXT_PARSERS } from '../encode.ts';
+import { TEXT_PARSERS } from '../query/encode.ts';
 import type { AdminExec, Engine, Row } from './engine.ts';
 
 export interface PgliteEngineOptions {

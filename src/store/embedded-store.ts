@@ -1,8 +1,8 @@
-import type { Config } from './config.ts';
-import { generateDemoLogs, insertDemoLogs } from './demo-data.ts';
-import type { AdminExec, Engine } from './engine/engine.ts';
-import { createPgliteEngine } from './engine/pglite-engine.ts';
-import type { Logger } from './logger.ts';
+import type { Config } from '../ops/config.ts';
+import { generateDemoLogs, insertDemoLogs } from './demo/demo-data.ts';
+import type { AdminExec, Engine } from './engine.ts';
+import { createPgliteEngine } from './pglite-engine.ts';
+import type { Logger } from '../ops/logger.ts';
 import { applySchema, quoteIdent } from './schema.ts';
 
 /**

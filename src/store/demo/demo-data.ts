@@ -7,9 +7,9 @@
  * table can be generated on its own (the seed script streams in batches) and is identical to the
  * same rows of a full generation.
  */
-import type { AdminExec } from './engine/engine.ts';
+import type { AdminExec } from '../engine.ts';
 import { Prng } from './prng.ts';
-import { LOG_TABLES, checkSchemaName, type LogTable } from './schema.ts';
+import { LOG_TABLES, checkSchemaName, type LogTable } from '../schema.ts';
 
 /** One table's rows, column by column (the shape the bulk insert sends as array parameters). */
 export interface DemoColumns {

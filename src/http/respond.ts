@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { EndpointAnswer } from './endpoint.ts';
-import { HttpError } from './errors.ts';
+import type { EndpointAnswer } from '../query/run-query.ts';
+import { HttpError } from '../errors.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** RFC 9211 cache name in `Cache-Status`. */

@@ -4,9 +4,9 @@
  * Every label value comes from a bounded set (routes, stored query names, status codes), so the
  * number of series cannot grow with what callers send.
  */
-import type { CacheStats } from './cache.ts';
-import type { PoolStats } from './engine/engine.ts';
-import type { QueryOutcome } from './engine/metered-engine.ts';
+import type { CacheStats } from '../query/cache/result-cache.ts';
+import type { PoolStats } from '../store/engine.ts';
+import type { QueryOutcome } from '../store/metered-engine.ts';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 

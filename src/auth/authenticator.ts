@@ -1,9 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { parseGrant, tokenDigest, type TokenGrant } from './access-tokens.ts';
-import { ConfigError } from './config.ts';
-import { HttpError } from './errors.ts';
-import type { Registry, StoredQuery } from './registry.ts';
+import { ConfigError } from '../ops/config.ts';
+import { HttpError } from '../errors.ts';
+import type { Registry, StoredQuery } from '../query/registry.ts';
 
 /** Who a valid token belongs to, as far as the request path cares: which stored queries it may call. */
 export interface Principal {

@@ -1,5 +1,5 @@
-import type { Config } from '../config.ts';
-import { errorFields, type Logger } from '../logger.ts';
+import type { Config } from '../ops/config.ts';
+import { errorFields, type Logger } from '../ops/logger.ts';
 import type { Engine } from './engine.ts';
 import { createPgEngine } from './pg-engine.ts';
 
@@ -17,6 +17,6 @@ export async function openEngine(config: Config, logger: Logger): Promise<Engine
     });
   }
   // Loaded only in embedded mode: importing PGlite alone costs ~40 MB of RSS the pg engine never uses.
-  const { openEmbeddedStore } = await import('../embedded.ts');
+  const { openEmbeddedStore } = await import('./embedded-store.ts');
   return (await openEmbeddedStore(config, logger)).engine;
 }

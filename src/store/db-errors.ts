@@ -1,4 +1,4 @@
-import { HttpError } from './errors.ts';
+import { HttpError } from '../errors.ts';
 
 /** What the request was doing when the database failed, to attribute the error correctly. */
 export interface DbErrorContext {

@@ -1,5 +1,5 @@
-import type { ParamSpec } from './params.ts';
-import type { StoredQuery } from './registry.ts';
+import type { ParamSpec } from '../query/params.ts';
+import type { StoredQuery } from '../query/registry.ts';
 
 /** Path a stored query is called at, by name. */
 export function queryPath(q: StoredQuery): string {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { AdminExec } from './engine/engine.ts';
+import type { AdminExec } from './engine.ts';
 
 /** The nine log-source tables of DESIGN 2, in the order SPEC 2.5 lists the sources. */
 export const LOG_TABLES = [
@@ -36,7 +36,7 @@ export function checkSchemaName(schema: string): string {
 /** Create the log-store schema and its tables and indexes (sql/schema.sql); safe to run again. */
 export async function applySchema(exec: AdminExec, schema: string): Promise<void> {
   const quoted = checkSchemaName(schema);
-  const ddl = await readFile(new URL('../sql/schema.sql', import.meta.url), 'utf8');
+  const ddl = await readFile(new URL('../../sql/schema.sql', import.meta.url), 'utf8');
   // One multi-statement text, no parameters: with a pg pool every call may land on a different
   // connection, so the search_path must be set in the same round trip as the DDL. A multi-statement
   // query runs as one implicit transaction, so `set local` scopes the search_path to it and leaves

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { TEXT_PARSERS } from '../encode.ts';
+import { TEXT_PARSERS } from '../query/encode.ts';
 import type { Engine, QueryOptions, Row } from './engine.ts';
 
 export interface PgEngineOptions {

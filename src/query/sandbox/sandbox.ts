@@ -9,7 +9,7 @@
  */
 import { loadModule, parseSync, scanSync, SqlError } from 'libpg-query';
 import type { ParseResult } from 'libpg-query';
-import { HttpError } from './errors.ts';
+import { HttpError } from '../../errors.ts';
 
 /** A stored statement as the registry holds it: SQL text with `@name` params, starting with WITH. */
 export interface StoredStatement {

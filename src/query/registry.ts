@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { CachePolicy } from './cache.ts';
+import type { CachePolicy } from './cache/result-cache.ts';
 import { limitSql } from './max-rows.ts';
 import { PARAM_TYPES, type ParamSpec } from './params.ts';
-import { prepareStored, type SandboxTemplate } from './sandbox.ts';
+import { prepareStored, type SandboxTemplate } from './sandbox/sandbox.ts';
 import { bindSql } from './sql-bind.ts';
 
 /** A stored query as loaded, validated and compiled at start-up. Frozen. */

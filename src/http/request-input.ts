@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from './errors.ts';
-import type { RawParams } from './params.ts';
+import { HttpError } from '../errors.ts';
+import type { RawParams } from '../query/params.ts';
 
 /** What a stored-query request supplies: parameter values (query string and JSON body) and optional `sql`. */
 export interface RequestInput {

@@ -3,11 +3,11 @@
  * (by name), its declared parameters, the row schema from its `columns`, the error envelope and
  * both ways of presenting a token. Each caller gets the paths its token may call.
  */
-import type { Principal } from './auth.ts';
-import { ERRORS, type ErrorCode } from './errors.ts';
+import type { Principal } from '../auth/authenticator.ts';
+import { ERRORS, type ErrorCode } from '../errors.ts';
 import { queryPath } from './listing.ts';
-import { MAX_PARAM_CHARS, type ParamSpec } from './params.ts';
-import type { Registry, StoredQuery } from './registry.ts';
+import { MAX_PARAM_CHARS, type ParamSpec } from '../query/params.ts';
+import type { Registry, StoredQuery } from '../query/registry.ts';
 
 type Json = Record<string, unknown>;
 

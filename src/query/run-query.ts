@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { cacheKey, type CachedResult, type CacheStatus, type ResultCache } from './cache.ts';
-import { mapDbError } from './db-errors.ts';
+import { cacheKey, type CachedResult, type CacheStatus, type ResultCache } from './cache/result-cache.ts';
+import { mapDbError } from '../store/db-errors.ts';
 import { encodeResult } from './encode.ts';
-import type { Engine } from './engine/engine.ts';
-import { HttpError } from './errors.ts';
+import type { Engine } from '../store/engine.ts';
+import { HttpError } from '../errors.ts';
 import { capRows, limitSql } from './max-rows.ts';
 import { validateParams } from './params.ts';
 import { redactRows } from './redact.ts';
 import type { StoredQuery } from './registry.ts';
-import type { RequestInput } from './request-input.ts';
-import { composeSandboxed } from './sandbox.ts';
+import type { RequestInput } from '../http/request-input.ts';
+import { composeSandboxed } from './sandbox/sandbox.ts';
 
 /** The outcome of one stored-query call, ready to be written by respond.ts. */
 export interface EndpointAnswer {

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError, type TokenGrant } from './access-tokens.ts';
+import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError, type TokenGrant } from '../auth/access-tokens.ts';
 
 /** Everything the service reads from its environment, validated once at start-up (DESIGN 7). */
 export interface Config {

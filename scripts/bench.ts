@@ -30,9 +30,9 @@ import { TEXT_PARSERS } from '../src/query/encode.ts';
 import { sessionOptions } from '../src/store/pg-engine.ts';
 import { validateParams } from '../src/query/params.ts';
 import { loadRegistry, type StoredQuery } from '../src/query/registry.ts';
-import { initSandbox } from '../src/query/sandbox/sandbox.ts';
+import { loadSqlParser } from '../src/query/sandbox/sql-parser.ts';
 import { LOG_TABLES, applySchema } from '../src/store/schema.ts';
-import { QUERIES_DIR } from '../src/service.ts';
+import { QUERIES_DIR } from '../src/ops/config.ts';
 import { createDatabase, startPostgres } from '../test/support/pg-server.ts';
 import { REPO_ROOT, startNodeChild, type NodeChild } from './bench/child.ts';
 import { closedLoop, httpGet, keepAliveAgent, type Call, type RunResult } from './bench/load.ts';
@@ -266,8 +266,7 @@ interface Row {
 async function main(): Promise<void> {
   const started = performance.now();
   const token = 'bench-token-0123456789abcdef';
-  await initSandbox(); // the registry analyses sandboxed statements as it loads
-  const registry = loadRegistry(QUERIES_DIR);
+  const registry = loadRegistry(QUERIES_DIR, await loadSqlParser());
   const logsAll = registry.lookup('logs.all')!;
   const apiCounts = registry.lookup('usage.api-counts')!;
   const config = readConfig({ DATABASE_URL: 'postgres://unused', ACCESS_TOKENS: token });

@@ -37,8 +37,8 @@ const summary = await runLoad({ url, token, concurrency, requests, next: mixedCa
 console.log(formatSummary(summary));
 if (inProcess) {
   const c = inProcess.service.cache.stats();
-  console.log(`cache: hits ${c.hits}, misses ${c.misses}, coalesced ${c.coalesced}, evictions ${c.evictions}, entries ${c.entries}, database queries ${c.dbQueries}`);
-  await inProcess.service.close();
+  console.log(`cache: hits ${c.hits}, misses ${c.misses}, coalesced ${c.coalesced}, evictions ${c.evictions}, entries ${c.entries}`);
+  await inProcess.close();
 }
 const serverErrors = Object.entries(summary.byStatus).filter(([s]) => s === 'transport' || Number(s) >= 500);
 process.exitCode = serverErrors.length > 0 ? 1 : 0;

@@ -105,7 +105,7 @@ if (full.length >= 2) {
 } else {
   console.log('the cache never reached its bounds: run longer, or lower CACHE_MAX_ENTRIES or CACHE_MAX_BYTES');
 }
-await app.service.close();
+await app.close();
 
 function mb(bytes: number): string {
   return (bytes / 1024 / 1024).toFixed(1);

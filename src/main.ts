@@ -1,5 +1,4 @@
-import type { TokenGrant } from './auth/access-tokens.ts';
-import { generateToken } from './auth/authenticator.ts';
+import { generateGrant } from './auth/authenticator.ts';
 import { ConfigError, readConfig, type Config } from './ops/config.ts';
 import type { Engine } from './store/engine.ts';
 import { openEngine } from './store/open-engine.ts';
@@ -24,23 +23,21 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
 
   const engine: Engine = await openEngine(config, logger);
-  let tokens: readonly (string | TokenGrant)[] = config.accessTokens;
-  let generated: string | null = null;
-  if (config.databaseUrl === null) {
-    if (tokens.length === 0) {
-      generated = generateToken();
-      tokens = [generated];
-    }
-  }
+  // Embedded mode without a configured token: one generated for this run, an ordinary grant.
+  const generated = config.databaseUrl === null && config.accessTokens.length === 0 ? generateGrant() : null;
+  const grants = generated === null ? config.accessTokens : [generated.grant];
 
-  const service = await startService({ config, engine, tokens, logger });
+  const service = await startService({ config, engine, grants, logger }).catch(async (err: unknown) => {
+    await engine.close().catch(() => {});
+    throw err;
+  });
   const names = service.registry.all.map((q) => q.name).join(', ');
   const scoped = config.accessTokens.filter((g) => g.scope !== null).length;
-  const tokenNote = generated === null ? `; access tokens: ${tokens.length}${scoped > 0 ? `, ${scoped} scoped` : ''}` : '';
+  const tokenNote = generated === null ? `; access tokens: ${grants.length}${scoped > 0 ? `, ${scoped} scoped` : ''}` : '';
   process.stdout.write(`saved-query endpoints listening on ${service.url} (engine: ${engine.name}; stored queries: ${names}${tokenNote})\n`);
   if (generated !== null) {
-    process.stdout.write(`access token (generated for this run; set ACCESS_TOKENS to choose one): ${generated}\n`);
-    process.stdout.write(`try: curl -H 'X-API-KEY: ${generated}' '${service.url}/api/endpoints/query/logs.all?project=default'\n`);
+    process.stdout.write(`access token (generated for this run; set ACCESS_TOKENS to choose one): ${generated.token}\n`);
+    process.stdout.write(`try: curl -H 'X-API-KEY: ${generated.token}' '${service.url}/api/endpoints/query/logs.all?project=default'\n`);
   }
 
   let stopping = false;
@@ -57,7 +54,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.drainTimeoutMs + CLOSE_GRACE_MS);
     force.unref();
-    service.close().then(
+    service.close().then(() => engine.close()).then(
       () => {
         logger.info('shut down', { signal });
         process.exit(0);

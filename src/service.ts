@@ -1,22 +1,25 @@
+/**
+ * The service: load and freeze everything (parser, stored queries, tokens, cache, metrics), then
+ * listen. It uses an engine it is given and does not close it: whoever opens the engine (main, a
+ * test, a script) closes it.
+ */
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import type { TokenGrant } from './auth/access-tokens.ts';
 import { createAuthenticator } from './auth/authenticator.ts';
-import { ResultCache, type Clock } from './query/cache/result-cache.ts';
-import type { Config } from './ops/config.ts';
+import type { Clock } from './clock.ts';
 import { createDrain } from './http/drain.ts';
-import type { Engine } from './store/engine.ts';
-import { meterEngine } from './store/metered-engine.ts';
+import { listen } from './http/server.ts';
+import type { Config } from './ops/config.ts';
 import { errorFields, type Logger } from './ops/logger.ts';
 import { Metrics } from './ops/metrics.ts';
 import { buildOpenApi } from './ops/openapi.ts';
+import { ResultCache } from './query/cache/result-cache.ts';
 import { loadRegistry, type Registry } from './query/registry.ts';
-import { initSandbox } from './query/sandbox/sandbox.ts';
-import { listen } from './http/server.ts';
+import { loadSqlParser } from './query/sandbox/sql-parser.ts';
+import type { Engine } from './store/engine.ts';
+import { meterEngine } from './store/metered-engine.ts';
 
-/** Directory of the stored queries shipped with the service. */
-export const QUERIES_DIR = fileURLToPath(new URL('../sql/queries/', import.meta.url));
 const PACKAGE_JSON = new URL('../package.json', import.meta.url);
 
 export interface Service {
@@ -29,7 +32,7 @@ export interface Service {
   engine: Engine;
   /**
    * Stop accepting, stop warming, let in-flight requests finish for up to DRAIN_TIMEOUT_MS (then cut
-   * their connections, which cancels their statements), close the engine.
+   * their connections, which cancels their statements). The engine stays open: its owner closes it.
    */
   close(): Promise<void>;
 }
@@ -37,22 +40,19 @@ export interface Service {
 export interface ServiceOptions {
   config: Config;
   engine: Engine;
-  /** The tokens to accept: config grants, or plain strings (unscoped; the token generated in embedded mode). */
-  tokens: readonly (string | TokenGrant)[];
+  /** The tokens to accept: the configured grants, or the one generated in embedded mode. */
+  grants: readonly TokenGrant[];
   logger: Logger;
-  /** Overrides config.queriesDir (tests). */
-  queriesDir?: string;
   clock?: Clock;
 }
 
-/** Load and freeze everything, then listen. The engine is created by the caller (main or a test). */
+/** Load and freeze everything, then listen. */
 export async function startService(opts: ServiceOptions): Promise<Service> {
   const { config, logger } = opts;
-  // The parser first: the registry analyses each sandboxed statement while it loads.
-  await initSandbox();
-  const registry = loadRegistry(opts.queriesDir ?? config.queriesDir ?? QUERIES_DIR);
+  const parser = await loadSqlParser();
+  const registry = loadRegistry(config.queriesDir, parser);
   // Before anything starts: a scope naming no stored query stops start-up here.
-  const auth = createAuthenticator(opts.tokens, registry);
+  const auth = createAuthenticator(opts.grants, config.metricsToken, registry);
   const metrics = new Metrics();
   const engine = meterEngine(opts.engine, (outcome, ms) => metrics.observeDbQuery(outcome, ms));
   const cache = new ResultCache({
@@ -84,7 +84,6 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         // Whatever is still open now is idle keep-alive, a slow client, or a request past the deadline.
         server.closeAllConnections();
         await closed;
-        await engine.close();
       })();
       return closing;
     },

@@ -5,16 +5,19 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { parseTokenFile, parseTokenList, TokenFormatError } from '../src/auth/access-tokens.ts';
+import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError } from '../src/auth/access-tokens.ts';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { ConfigError, readConfig } from '../src/ops/config.ts';
 import { HttpError } from '../src/errors.ts';
 import { loadRegistry } from '../src/query/registry.ts';
-import { initSandbox } from '../src/query/sandbox/sandbox.ts';
-import { QUERIES_DIR } from '../src/service.ts';
+import { loadSqlParser, type SqlParser } from '../src/query/sandbox/sql-parser.ts';
+import { QUERIES_DIR } from '../src/ops/config.ts';
 
 // The registry analyses sandboxed statements as it loads: the parser must be ready.
-before(() => initSandbox());
+let parser: SqlParser;
+before(async () => {
+  parser = await loadSqlParser();
+});
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const FULL = 'full-token-0123456789';
@@ -78,11 +81,11 @@ test('METRICS_TOKEN: plain or sha256:, validated like access tokens', () => {
 });
 
 test('the authenticator: scopes by name or id, hashed entries, 401 for anything else', () => {
-  const registry = loadRegistry(QUERIES_DIR);
+  const registry = loadRegistry(QUERIES_DIR, parser);
   const logs = registry.lookup('logs.all')!;
   const usage = registry.lookup('usage.api-counts')!;
   const grants = parseTokenFile(`${FULL}\n${SCOPED} logs.all\nsha256:${sha256(HASHED)} ${usage.id.toUpperCase()}\n`);
-  const auth = createAuthenticator([...grants, 'plain-string-token-0123'], registry);
+  const auth = createAuthenticator([...grants, parseGrant('plain-string-token-0123', 'test')], null, registry);
   const may = (headers: Record<string, string>) => {
     const p = auth.check(headers);
     return [p.mayCall(logs), p.mayCall(usage)];
@@ -97,9 +100,9 @@ test('the authenticator: scopes by name or id, hashed entries, 401 for anything 
 });
 
 test('a scope naming no stored query stops start-up naming the line', () => {
-  const registry = loadRegistry(QUERIES_DIR);
+  const registry = loadRegistry(QUERIES_DIR, parser);
   assert.throws(
-    () => createAuthenticator(parseTokenFile(`${FULL}\n${SCOPED} logs.all,logs.typo\n`), registry),
+    () => createAuthenticator(parseTokenFile(`${FULL}\n${SCOPED} logs.all,logs.typo\n`), null, registry),
     (err: unknown) => err instanceof ConfigError && err.message === 'ACCESS_TOKENS_FILE line 2: no stored query named or with id "logs.typo"',
   );
 });

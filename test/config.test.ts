@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
-import { ConfigError, readConfig } from '../src/ops/config.ts';
+import { readFileSync } from 'node:fs';
+import { ConfigError, QUERIES_DIR, readConfig, settingsTable } from '../src/ops/config.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -16,7 +17,7 @@ test('defaults', () => {
   assert.equal(c.databaseUrl, null);
   assert.deepEqual([c.headersTimeoutMs, c.requestTimeoutMs, c.keepAliveTimeoutMs, c.drainTimeoutMs], [10_000, 30_000, 5_000, 8_000]);
   assert.equal(c.metricsToken, null);
-  assert.equal(c.queriesDir, null);
+  assert.equal(c.queriesDir, QUERIES_DIR);
   assert.equal(c.poolMax, 10);
   assert.equal(c.poolMaxWaiting, 100);
 });
@@ -56,3 +57,8 @@ for (const [env, message] of BAD) {
     assert.throws(() => readConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message));
   });
 }
+
+test('the README configuration table is the settings table of config.ts', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  assert.ok(readme.includes(settingsTable()), 'README.md must contain settingsTable() verbatim (npx tsx scripts/settings-table.ts prints it)');
+});

@@ -40,7 +40,7 @@ for (const factory of ENGINES) {
       const logger = createLogger('error', (line) => {
         if (line.includes('"code":"internal"')) internalLogs.push(line);
       });
-      service = await startService({ config, engine: store.engine, tokens: config.accessTokens, logger });
+      service = await startService({ config, engine: store.engine, grants: config.accessTokens, logger });
     });
 
     after(async () => {

@@ -5,11 +5,14 @@ import type { Principal } from '../src/auth/authenticator.ts';
 import { ERRORS } from '../src/errors.ts';
 import { buildOpenApi } from '../src/ops/openapi.ts';
 import { loadRegistry } from '../src/query/registry.ts';
-import { initSandbox } from '../src/query/sandbox/sandbox.ts';
-import { QUERIES_DIR } from '../src/service.ts';
+import { loadSqlParser, type SqlParser } from '../src/query/sandbox/sql-parser.ts';
+import { QUERIES_DIR } from '../src/ops/config.ts';
 
 // The registry analyses sandboxed statements as it loads: the parser must be ready.
-before(() => initSandbox());
+let parser: SqlParser;
+before(async () => {
+  parser = await loadSqlParser();
+});
 import { checkOpenApi31 } from './support/openapi-check.ts';
 import { SLOW_QUERIES_DIR } from './support/ops.ts';
 
@@ -36,7 +39,7 @@ test('the structural check itself catches broken documents', () => {
 });
 
 test('every stored query appears, with its parameters, row schema, errors and security', () => {
-  const registry = loadRegistry(QUERIES_DIR);
+  const registry = loadRegistry(QUERIES_DIR, parser);
   const doc = buildOpenApi(registry, '1.2.3').document(ALL) as Json;
   assert.deepEqual(checkOpenApi31(doc), []);
   assert.equal(doc.openapi, '3.1.0');
@@ -82,13 +85,13 @@ test('every stored query appears, with its parameters, row schema, errors and se
 });
 
 test('a scoped caller sees only its stored queries; a query without sandboxing takes no sql', () => {
-  const registry = loadRegistry(QUERIES_DIR);
+  const registry = loadRegistry(QUERIES_DIR, parser);
   const logs = registry.lookup('logs.all')!;
   const doc = buildOpenApi(registry, '1').document({ mayCall: (q) => q === logs }) as Json;
   assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/endpoints/query/')), ['/api/endpoints/query/logs.all']);
   assert.deepEqual(checkOpenApi31(doc), []);
 
-  const slow = buildOpenApi(loadRegistry(SLOW_QUERIES_DIR), '1').document(ALL) as Json;
+  const slow = buildOpenApi(loadRegistry(SLOW_QUERIES_DIR, parser), '1').document(ALL) as Json;
   assert.deepEqual(checkOpenApi31(slow), []);
   const params = slow.paths['/api/endpoints/query/test.slow'].get.parameters as Json[];
   assert.ok(!params.some((p) => p.$ref === '#/components/parameters/Sql'));

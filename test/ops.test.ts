@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { QUERIES_DIR } from '../src/service.ts';
+import { QUERIES_DIR } from '../src/ops/config.ts';
 import { ENGINES, type TestStore } from './support/engines.ts';
 import { edgeRow, insertRows } from './support/fixtures.ts';
 import { checkOpenApi31 } from './support/openapi-check.ts';

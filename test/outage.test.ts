@@ -44,7 +44,7 @@ describe('database outages on PostgreSQL', () => {
     server = store.server!;
     adminUrl = store.url!;
     await insertDemoLogs(store.admin, SCHEMA, generateDemoLogs({ rows: 1_000 }));
-    service = await startTestService(store, {}, undefined, { queriesDir: queriesWithSlow() });
+    service = await startTestService(store, { QUERIES_DIR: queriesWithSlow() });
     base = service.url;
   });
 

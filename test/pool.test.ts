@@ -66,7 +66,7 @@ describe('pool exhaustion on PostgreSQL', () => {
 
   async function open(options: { connectTimeoutMs: number; poolMaxWaiting?: number }) {
     const store = await pgFactory.open({ poolMax: POOL_MAX, ...options });
-    const service = await startTestService(store, {}, undefined, { queriesDir: queriesWithSlow() });
+    const service = await startTestService(store, { QUERIES_DIR: queriesWithSlow() });
     opened.push({ store, service });
     // Both connections open beforehand, so connection set-up time is not part of what is measured.
     await Promise.all(Array.from({ length: POOL_MAX }, (_, i) => call(service.url, slowPath(0.1, `warm-${i}`))));

@@ -4,13 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { DefinitionError, loadRegistry } from '../src/query/registry.ts';
-import { initSandbox } from '../src/query/sandbox/sandbox.ts';
-import { QUERIES_DIR } from '../src/service.ts';
+import { loadSqlParser, type SqlParser } from '../src/query/sandbox/sql-parser.ts';
+import { QUERIES_DIR } from '../src/ops/config.ts';
 
-before(() => initSandbox());
+let parser: SqlParser;
+before(async () => {
+  parser = await loadSqlParser();
+});
 
-test('the shipped stored queries load with the settings of SPEC 2.2', () => {
-  const r = loadRegistry(QUERIES_DIR);
+test('the shipped stored queries load with their specified settings', () => {
+  const r = loadRegistry(QUERIES_DIR, parser);
   const logs = r.lookup('logs.all')!;
   const usage = r.lookup('usage.api-counts')!;
   assert.equal(logs.id, 'dbfa1333-137e-484c-a48a-ab8e074edc7c');
@@ -19,7 +22,9 @@ test('the shipped stored queries load with the settings of SPEC 2.2', () => {
   assert.deepEqual([usage.maxRows, usage.cachingSeconds, usage.cacheWarmingSeconds, usage.sandboxing, usage.redactPii], [1000, 900, 300, true, false]);
   assert.deepEqual(logs.bindOrder, ['project', 'iso_timestamp_start', 'iso_timestamp_end']);
   // Compiled once here so requests only look them up.
-  assert.deepEqual([logs.cachePolicy, usage.cachePolicy], [null, { ttlMs: 900_000, warmIntervalMs: 300_000 }]);
+  assert.deepEqual([logs.cachePolicy, usage.cachePolicy], [{ cached: false }, { cached: true, ttlMs: 900_000, warmIntervalMs: 300_000 }]);
+  assert.deepEqual([logs.rowLimit.maxRows, usage.rowLimit.maxRows], [1000, 1000]);
+  assert.deepEqual(logs.rowLimit.cap([1, 2, 3]), { rows: [1, 2, 3], truncated: false });
   assert.deepEqual([logs.regexParam, usage.regexParam], [undefined, 'project']);
   assert.deepEqual(logs.sandbox?.cteNames.slice(0, 2), ['edge_logs', 'postgres_logs']);
   assert.deepEqual(usage.sandbox?.cteNames, ['window_spec', 'requests']);
@@ -51,7 +56,7 @@ for (const [name, def, sql, message] of BAD) {
     const dir = mkdtempSync(join(tmpdir(), 'registry-'));
     writeFileSync(join(dir, `${String(def.name)}.json`), JSON.stringify(def));
     writeFileSync(join(dir, `${String(def.name)}.sql`), sql);
-    assert.throws(() => loadRegistry(dir), (err: unknown) => err instanceof DefinitionError && err.message.includes(dir) && message.test(err.message));
+    assert.throws(() => loadRegistry(dir, parser), (err: unknown) => err instanceof DefinitionError && err.message.includes(dir) && message.test(err.message));
   });
 }
 
@@ -61,5 +66,5 @@ test('duplicate names across files are refused', () => {
   writeFileSync(join(dir, 'a.b.sql'), 'select @p');
   writeFileSync(join(dir, 'c.d.json'), JSON.stringify({ ...GOOD, name: 'c.d' }));
   writeFileSync(join(dir, 'c.d.sql'), 'select @p');
-  assert.throws(() => loadRegistry(dir), /id 11111111-2222-3333-4444-555555555555 is also used/);
+  assert.throws(() => loadRegistry(dir, parser), /id 11111111-2222-3333-4444-555555555555 is also used/);
 });

@@ -2,14 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PGlite } from '@electric-sql/pglite';
 import { HttpError } from '../src/errors.ts';
-import {
-  ALLOWED_FUNCTIONS,
-  composeSandboxed,
-  initSandbox,
-  MAX_SQL_BYTES,
-  prepareStored,
-  storedCteNames,
-} from '../src/query/sandbox/sandbox.ts';
+import { ALLOWED_FUNCTIONS, MAX_SQL_BYTES } from '../src/query/sandbox/allow-lists.ts';
+import { composeSandboxed } from '../src/query/sandbox/compose.ts';
+import { loadSqlParser, type SqlParser } from '../src/query/sandbox/sql-parser.ts';
+import { prepareSandbox } from '../src/query/sandbox/stored-statement.ts';
 import { ALLOWED, REJECTED } from './support/sandbox-cases.ts';
 
 // A stored statement as the binder hands it over: @project is already $1. Its CTE bodies read the
@@ -34,8 +30,11 @@ function rejects(sql: string, message?: RegExp): void {
   );
 }
 
+let parser: SqlParser;
+const prepareStored = (sql: string) => prepareSandbox(parser, sql);
+
 before(async () => {
-  await initSandbox();
+  parser = await loadSqlParser();
 });
 
 describe('sandbox: hostile statements are rejected', () => {
@@ -99,8 +98,8 @@ describe('sandbox: legitimate statements compose and run', () => {
 });
 
 describe('sandbox: stored statements', () => {
-  test('storedCteNames lists the top-level CTEs in order', () => {
-    assert.deepEqual(storedCteNames(STORED), ['edge_logs', 'postgres_logs', 'auth_logs']);
+  test('the template lists the top-level CTEs in order', () => {
+    assert.deepEqual(prepareStored(STORED).cteNames, ['edge_logs', 'postgres_logs', 'auth_logs']);
   });
 
   test('the WITH clause is cut before the final SELECT, keeping column lists and SEARCH clauses', () => {

@@ -13,6 +13,8 @@ export interface InProcess {
   config: Config;
   token: string;
   engineName: string;
+  /** Close the service, then the engine this script opened. */
+  close(): Promise<void>;
 }
 
 export const SCRIPT_TOKEN = 'script-token-0123456789abcdef';
@@ -21,6 +23,10 @@ export async function startInProcess(overrides: Record<string, string> = {}): Pr
   const config = readConfig({ LOG_LEVEL: 'warn', ...process.env, PORT: '0', ACCESS_TOKENS: SCRIPT_TOKEN, ACCESS_TOKENS_FILE: '', ...overrides });
   const logger = createLogger(config.logLevel);
   const engine = await openEngine(config, logger);
-  const service = await startService({ config, engine, tokens: [SCRIPT_TOKEN], logger });
-  return { service, config, token: SCRIPT_TOKEN, engineName: engine.name };
+  const service = await startService({ config, engine, grants: config.accessTokens, logger });
+  const close = async () => {
+    await service.close();
+    await engine.close();
+  };
+  return { service, config, token: SCRIPT_TOKEN, engineName: engine.name, close };
 }

@@ -10,15 +10,21 @@ export interface Principal {
   mayCall(q: StoredQuery): boolean;
 }
 
-/** Checks access tokens in constant time; built once from the configured tokens. */
+/**
+ * Every token check of the service, built once from the configured grants: stored-query calls,
+ * the listing and OpenAPI (`check`), and `/metrics` (`checkMetrics`). Comparisons are constant-time.
+ */
 export interface Authenticator {
   /** Throw `unauthorized` unless the request carries a valid token; return what that token may do. */
   check(headers: IncomingHttpHeaders): Principal;
+  /** Throw `unauthorized` unless the request may read `/metrics`. */
+  checkMetrics(headers: IncomingHttpHeaders): void;
 }
 
-/** A fresh random token for embedded mode when none is configured. */
-export function generateToken(): string {
-  return randomBytes(24).toString('base64url');
+/** A fresh random token for embedded mode when none is configured: an ordinary, unscoped grant. */
+export function generateGrant(): { token: string; grant: TokenGrant } {
+  const token = randomBytes(24).toString('base64url');
+  return { token, grant: parseGrant(token, 'generated token') };
 }
 
 /** The token a request presents: `X-API-KEY`, else `Authorization: Bearer <token>`. */
@@ -33,7 +39,7 @@ export function presentedToken(headers: IncomingHttpHeaders): string | null {
   return null;
 }
 
-/** The 401 of DESIGN 3, with its challenge. */
+/** The 401, with its challenge. */
 export function unauthorized(): HttpError {
   return new HttpError('unauthorized', undefined, { headers: { 'WWW-Authenticate': 'Bearer realm="endpoints"' } });
 }
@@ -56,12 +62,12 @@ export function matchDigest(presented: string, digests: readonly Buffer[]): numb
 const EVERYTHING: Principal = Object.freeze({ mayCall: () => true });
 
 /**
- * Build the authenticator. Plain strings are unscoped tokens (the one generated in embedded mode,
- * scripts); scopes name stored queries by name or id and are resolved against the registry here, so
- * a scope naming no stored query stops start-up instead of silently denying.
+ * Build the authenticator. Scopes name stored queries by name or id and are resolved against the
+ * registry here, so a scope naming no stored query stops start-up instead of silently denying.
+ * `metricsGrant` null leaves `/metrics` open.
  */
-export function createAuthenticator(tokens: readonly (string | TokenGrant)[], registry: Registry): Authenticator {
-  const grants = tokens.map((t) => (typeof t === 'string' ? parseGrant(t, 'token') : t));
+export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant: TokenGrant | null, registry: Registry): Authenticator {
+  const metricsDigests = metricsGrant === null ? null : Object.freeze([metricsGrant.digest]);
   const digests = Object.freeze(grants.map((g) => g.digest));
   const principals = grants.map((g): Principal => {
     if (g.scope === null) return EVERYTHING;
@@ -80,6 +86,11 @@ export function createAuthenticator(tokens: readonly (string | TokenGrant)[], re
       const i = matchDigest(token, digests);
       if (i === -1) throw unauthorized();
       return principals[i]!;
+    },
+    checkMetrics(headers: IncomingHttpHeaders): void {
+      if (metricsDigests === null) return;
+      const token = presentedToken(headers);
+      if (token === null || matchDigest(token, metricsDigests) === -1) throw unauthorized();
     },
   });
 }

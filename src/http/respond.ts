@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { EndpointAnswer } from '../query/run-query.ts';
+import { performance } from 'node:perf_hooks';
+import type { QueryAnswer } from '../query/run-query.ts';
 import { HttpError } from '../errors.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -18,14 +19,15 @@ export function sendJson(req: IncomingMessage, res: ServerResponse, status: numb
   sendBody(req, res, status, Buffer.from(JSON.stringify(value), 'utf8'), headers);
 }
 
-/** Write the DESIGN error envelope for an HttpError. */
+/** Write the error envelope (docs/http-api.md) for an HttpError. */
 export function sendError(req: IncomingMessage, res: ServerResponse, err: HttpError, headers: OutgoingHttpHeaders = {}): void {
   sendJson(req, res, err.status, err.toBody(), { ...headers, ...err.headers });
 }
 
 /** The stored-query response: 200 with the encoded rows, or 304 when the caller's ETag still matches. */
-export function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: EndpointAnswer, totalMs: number, headers: OutgoingHttpHeaders): void {
+export function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: QueryAnswer, headers: OutgoingHttpHeaders, started: number): void {
   const { result } = answer;
+  const totalMs = performance.now() - started;
   const out: OutgoingHttpHeaders = {
     ...headers,
     ETag: result.etag,
@@ -48,7 +50,7 @@ export function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: En
   res.end(req.method === 'HEAD' ? undefined : result.body);
 }
 
-function cacheStatus(answer: EndpointAnswer): string {
+function cacheStatus(answer: QueryAnswer): string {
   const ttl = Math.max(0, Math.floor(answer.ttlRemainingMs / 1000));
   switch (answer.cache) {
     case 'hit':

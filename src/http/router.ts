@@ -7,6 +7,8 @@ export type Route =
   | { kind: 'openapi' }
   | { kind: 'query'; target: string | null /* null: segment was not valid percent-encoding */ };
 
+export type RouteKind = Route['kind'];
+
 export interface RouteMatch {
   route: Route;
   /** Methods this path answers, for 405's `Allow` and CORS preflight. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createApp, type AppDeps, type Handler } from './handler.ts';
+import { createHandler, type Handler, type HandlerDeps } from './handler.ts';
 import { HttpError, type ErrorCode } from '../errors.ts';
 import { rawErrorResponse } from './raw-response.ts';
 import { sendError } from './respond.ts';
@@ -24,9 +24,9 @@ const REJECTIONS: Readonly<Record<string, { code: ErrorCode; reason: string }>> 
 const MALFORMED = { code: 'bad_request', reason: 'malformed' } as const;
 
 /** A node:http server running the app; resolves once listening. Slow or idle clients cannot hold a socket for long. */
-export async function listen(deps: AppDeps): Promise<{ server: Server; url: string; port: number }> {
+export async function listen(deps: HandlerDeps): Promise<{ server: Server; url: string; port: number }> {
   const { config } = deps;
-  const app = withHostCheck(createApp(deps));
+  const app = withHostCheck(createHandler(deps));
   const server = createServer(
     {
       maxHeaderSize: MAX_HEADER_BYTES + config.maxUrlBytes,

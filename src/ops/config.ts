@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError, type TokenGrant } from '../auth/access-tokens.ts';
 
-/** Everything the service reads from its environment, validated once at start-up (DESIGN 7). */
+/** Everything the service reads from its environment, validated once at start-up. */
 export interface Config {
   port: number;
   host: string;
@@ -30,8 +31,8 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** On SIGTERM/SIGINT, in-flight requests get this long to finish before their connections are cut. */
   drainTimeoutMs: number;
-  /** Directory of stored queries; null means the shipped sql/queries. */
-  queriesDir: string | null;
+  /** Directory of stored queries (the shipped sql/queries unless QUERIES_DIR is set). */
+  queriesDir: string;
   /** Rows the embedded store is seeded with on first start (edge rows; other sources proportional). */
   seedRows: number;
 }
@@ -39,22 +40,72 @@ export interface Config {
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** Directory of the stored queries shipped with the service. */
+export const QUERIES_DIR = fileURLToPath(new URL('../../sql/queries/', import.meta.url));
+
 /** A bad environment value: start-up prints the message (naming the variable) and exits. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/** One environment variable: its default as shown to operators, integer bounds if it is one, and what it does. */
+interface Setting {
+  readonly default: string;
+  readonly range?: readonly [min: number, max: number];
+  readonly help: string;
+}
+
+/**
+ * Every setting the service reads, in one table: readConfig takes defaults and bounds from here,
+ * and the README's configuration table is this table (test/config.test.ts checks they agree).
+ */
+export const SETTINGS = Object.freeze({
+  PORT: { default: '4000', range: [0, 65535], help: 'listen port (0 = any free port)' },
+  HOST: { default: '127.0.0.1', help: 'listen address' },
+  DATABASE_URL: { default: '–', help: 'PostgreSQL to read from; without it the embedded store is used' },
+  LOG_SCHEMA: { default: 'logs', help: 'schema holding the log tables (lowercase identifier)' },
+  ACCESS_TOKENS: { default: '–', help: 'comma-separated tokens (at least 16 characters each, or `sha256:<hex>`); each may call every stored query' },
+  ACCESS_TOKENS_FILE: { default: '–', help: 'file of tokens, optionally hashed and scoped to stored queries ([format](#access-tokens-and-scopes))' },
+  METRICS_TOKEN: { default: '–', help: 'token `GET /metrics` requires (plain or `sha256:<hex>`); open when unset' },
+  DATA_DIR: { default: '–', help: 'directory of the embedded store; in memory when unset' },
+  SEED_ROWS: { default: '5000', range: [0, 10_000_000], help: 'edge rows of demo data written to an empty embedded store (others proportional)' },
+  STATEMENT_TIMEOUT_MS: { default: '15000', range: [1, 3_600_000], help: 'per statement, enforced by PostgreSQL' },
+  POOL_MAX: { default: '10', range: [1, 1000], help: 'connections to `DATABASE_URL`' },
+  POOL_MAX_WAITING: { default: '100', range: [0, 100_000], help: 'calls that may wait for a busy pool; one more is answered 503 at once (0: never wait)' },
+  CONNECT_TIMEOUT_MS: { default: '2000', range: [1, 600_000], help: 'wait for a connection (new, or from a busy pool) before answering 503' },
+  CACHE_MAX_ENTRIES: { default: '1000', range: [1, 10_000_000], help: 'result cache bound (entries)' },
+  CACHE_MAX_BYTES: { default: '67108864', range: [1024, 2 ** 40], help: 'result cache bound (bytes of encoded responses)' },
+  CORS_ORIGIN: { default: '*', help: '`Access-Control-Allow-Origin`' },
+  MAX_BODY_BYTES: { default: '262144', range: [1024, 64 * 1024 * 1024], help: 'POST body limit (413 beyond)' },
+  MAX_URL_BYTES: { default: '16384', range: [256, 1024 * 1024], help: 'request URL limit (414 beyond)' },
+  HEADERS_TIMEOUT_MS: { default: '10000', range: [100, 600_000], help: 'a client must send its request headers within this (408 and close otherwise)' },
+  REQUEST_TIMEOUT_MS: { default: '30000', range: [100, 3_600_000], help: '… and its whole request, body included (not the response); at least `HEADERS_TIMEOUT_MS`' },
+  KEEP_ALIVE_TIMEOUT_MS: { default: '5000', range: [100, 600_000], help: 'idle keep-alive connections are closed after this (node adds a fixed 1 s)' },
+  DRAIN_TIMEOUT_MS: { default: '8000', range: [0, 600_000], help: 'on SIGTERM/SIGINT, how long in-flight requests may still take' },
+  QUERIES_DIR: { default: '`sql/queries`', help: 'directory of stored queries (`<name>.json` + `<name>.sql`)' },
+  LOG_LEVEL: { default: 'info', help: '`debug`, `info`, `warn`, `error`, `silent` (JSON lines)' },
+} satisfies Record<string, Setting>);
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** The configuration table as Markdown (the README's copy is checked against it). */
+export function settingsTable(): string {
+  const rows = Object.entries(SETTINGS).map(([name, s]: [string, Setting]) => `| \`${name}\` | ${s.default} | ${s.help} |`);
+  return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
 type Env = Record<string, string | undefined>;
 
 /** Read env → defaults → validate. Throws ConfigError naming the variable at fault. */
 export function readConfig(env: Env = process.env): Config {
-  const str = (name: string): string | undefined => {
+  const str = (name: SettingName): string | undefined => {
     const v = env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
   };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = str(name);
-    if (raw === undefined) return fallback;
+  const int = (name: SettingName): number => {
+    const setting: Setting = SETTINGS[name];
+    const [min, max] = setting.range ?? [0, 0];
+    const raw = str(name) ?? setting.default;
     if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
     const n = Number(raw);
     if (n < min || n > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got ${raw}`);
@@ -65,11 +116,11 @@ export function readConfig(env: Env = process.env): Config {
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
-  const logSchema = str('LOG_SCHEMA') ?? 'logs';
+  const logSchema = str('LOG_SCHEMA') ?? SETTINGS.LOG_SCHEMA.default;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(logSchema)) {
     throw new ConfigError(`LOG_SCHEMA must be a lowercase identifier ([a-z_][a-z0-9_]*), got "${logSchema}"`);
   }
-  const logLevel = (str('LOG_LEVEL') ?? 'info') as LogLevel;
+  const logLevel = (str('LOG_LEVEL') ?? SETTINGS.LOG_LEVEL.default) as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
 
   const accessTokens = readTokens(str('ACCESS_TOKENS'), str('ACCESS_TOKENS_FILE'));
@@ -79,39 +130,39 @@ export function readConfig(env: Env = process.env): Config {
   const metricsRaw = str('METRICS_TOKEN');
   const metricsToken = metricsRaw === undefined ? null : tokenOrConfigError(() => parseGrant(metricsRaw, 'METRICS_TOKEN'));
 
-  const headersTimeoutMs = int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
-  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  const headersTimeoutMs = int('HEADERS_TIMEOUT_MS');
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS');
   // node:http refuses a headers timeout longer than the whole-request timeout.
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
   }
-  const queriesDir = str('QUERIES_DIR') ?? null;
-  if (queriesDir !== null && !isDirectory(queriesDir)) throw new ConfigError(`QUERIES_DIR must be a directory of stored queries, got "${queriesDir}"`);
+  const queriesDir = str('QUERIES_DIR') ?? QUERIES_DIR;
+  if (!isDirectory(queriesDir)) throw new ConfigError(`QUERIES_DIR must be a directory of stored queries, got "${queriesDir}"`);
 
   return Object.freeze({
-    port: int('PORT', 4000, 0, 65535),
-    host: str('HOST') ?? '127.0.0.1',
+    port: int('PORT'),
+    host: str('HOST') ?? SETTINGS.HOST.default,
     databaseUrl,
     logSchema,
     accessTokens,
     metricsToken,
     dataDir: str('DATA_DIR') ?? null,
-    statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 15_000, 1, 3_600_000),
-    cacheMaxEntries: int('CACHE_MAX_ENTRIES', 1_000, 1, 10_000_000),
-    cacheMaxBytes: int('CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
-    corsOrigin: str('CORS_ORIGIN') ?? '*',
+    statementTimeoutMs: int('STATEMENT_TIMEOUT_MS'),
+    cacheMaxEntries: int('CACHE_MAX_ENTRIES'),
+    cacheMaxBytes: int('CACHE_MAX_BYTES'),
+    corsOrigin: str('CORS_ORIGIN') ?? SETTINGS.CORS_ORIGIN.default,
     logLevel,
-    poolMax: int('POOL_MAX', 10, 1, 1000),
-    poolMaxWaiting: int('POOL_MAX_WAITING', 100, 0, 100_000),
-    connectTimeoutMs: int('CONNECT_TIMEOUT_MS', 2_000, 1, 600_000),
-    maxBodyBytes: int('MAX_BODY_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
-    maxUrlBytes: int('MAX_URL_BYTES', 16 * 1024, 256, 1024 * 1024),
+    poolMax: int('POOL_MAX'),
+    poolMaxWaiting: int('POOL_MAX_WAITING'),
+    connectTimeoutMs: int('CONNECT_TIMEOUT_MS'),
+    maxBodyBytes: int('MAX_BODY_BYTES'),
+    maxUrlBytes: int('MAX_URL_BYTES'),
     headersTimeoutMs,
     requestTimeoutMs,
-    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
-    drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 8_000, 0, 600_000),
+    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS'),
+    drainTimeoutMs: int('DRAIN_TIMEOUT_MS'),
     queriesDir,
-    seedRows: int('SEED_ROWS', 5_000, 0, 10_000_000),
+    seedRows: int('SEED_ROWS'),
   });
 }
 

@@ -97,3 +97,34 @@ export function canonicalTimestamp(text: string): string | null {
 function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
+
+const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Parameter names with a meaning of their own in a request. */
+const RESERVED_PARAMS: ReadonlySet<string> = new Set(['sql']);
+
+/** Parse the `params` object of a settings file; `fail` raises a definition error naming the file. */
+export function parseParamDeclarations(raw: unknown, fail: (problem: string) => never): Readonly<Record<string, ParamSpec>> {
+  if (raw === undefined) return Object.freeze({});
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('"params" must be an object');
+  const out: Record<string, ParamSpec> = {};
+  for (const [name, spec] of Object.entries(raw as Record<string, Record<string, unknown>>)) {
+    if (!PARAM_NAME.test(name)) fail(`parameter name "${name}" must match [A-Za-z_][A-Za-z0-9_]*`);
+    if (RESERVED_PARAMS.has(name)) fail(`parameter name "${name}" is reserved`);
+    if (typeof spec !== 'object' || spec === null) fail(`parameter "${name}" must be an object`);
+    const type = spec.type;
+    if (!PARAM_TYPES.includes(type as (typeof PARAM_TYPES)[number])) fail(`parameter "${name}": "type" must be one of ${PARAM_TYPES.join(', ')}`);
+    if (typeof spec.required !== 'boolean') fail(`parameter "${name}": "required" must be true or false`);
+    const description = typeof spec.description === 'string' ? spec.description : undefined;
+    const base = { required: spec.required as boolean, ...(description === undefined ? {} : { description }) };
+    if (type === 'enum') {
+      const values = spec.values;
+      if (!Array.isArray(values) || values.length === 0 || !values.every((v) => typeof v === 'string' && v !== '')) {
+        fail(`parameter "${name}": enum "values" must be a non-empty array of strings`);
+      }
+      out[name] = Object.freeze({ type, ...base, values: Object.freeze([...(values as string[])]) });
+    } else {
+      out[name] = Object.freeze({ type: type as 'string' | 'regex' | 'timestamp', ...base });
+    }
+  }
+  return Object.freeze(out);
+}

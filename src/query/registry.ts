@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { CachePolicy } from './cache/result-cache.ts';
-import { limitSql } from './max-rows.ts';
-import { PARAM_TYPES, type ParamSpec } from './params.ts';
-import { prepareStored, type SandboxTemplate } from './sandbox/sandbox.ts';
+import { cachePolicy, type CachePolicy } from './cache/cache-policy.ts';
+import { rowLimit, type RowLimit } from './max-rows.ts';
+import { parseParamDeclarations, type ParamSpec } from './params.ts';
+import type { SqlParser } from './sandbox/sql-parser.ts';
+import { prepareSandbox, type SandboxTemplate } from './sandbox/stored-statement.ts';
 import { bindSql } from './sql-bind.ts';
 
 /** A stored query as loaded, validated and compiled at start-up. Frozen. */
@@ -11,12 +12,14 @@ export interface StoredQuery {
   readonly id: string;
   readonly name: string;
   readonly description: string;
+  /** The settings as written (for the listing and OpenAPI); the request path asks rowLimit and cachePolicy. */
   readonly maxRows: number;
-  /** Result reuse in seconds; null when caching is disabled. */
   readonly cachingSeconds: number | null;
   readonly cacheWarmingSeconds: number | null;
-  /** The cache settings in the cache's terms; null when caching is disabled. */
-  readonly cachePolicy: CachePolicy | null;
+  /** Max rows as a policy: how statements and results are held to it. */
+  readonly rowLimit: RowLimit;
+  /** Result reuse and warming; `cached: false` when caching is disabled. */
+  readonly cachePolicy: CachePolicy;
   readonly sandboxing: boolean;
   /** What composing caller SQL needs from the statement; null when sandboxing is disabled. */
   readonly sandbox: SandboxTemplate | null;
@@ -32,7 +35,7 @@ export interface StoredQuery {
   readonly boundSql: string;
   /** `bindOrder[i]` is the parameter bound to `$(i+1)`. */
   readonly bindOrder: readonly string[];
-  /** boundSql wrapped to stop after maxRows + 1 rows: what the request path runs. */
+  /** boundSql held to max rows: what the request path runs without caller SQL. */
   readonly limitedSql: string;
   /** Settings file the definition came from (for start-up messages). */
   readonly file: string;
@@ -52,14 +55,11 @@ export class DefinitionError extends Error {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)*$/;
-const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** Parameter names with a meaning of their own in a request. */
-const RESERVED_PARAMS = new Set(['sql']);
 
-/** Load every `<name>.json` + `<name>.sql` pair in `dir`, validate and compile them (after initSandbox()). */
-export function loadRegistry(dir: string): Registry {
+/** Load every `<name>.json` + `<name>.sql` pair in `dir`, validate and compile them. */
+export function loadRegistry(dir: string, parser: SqlParser): Registry {
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-  const all = files.map((f) => loadOne(join(dir, f)));
+  const all = files.map((f) => loadOne(join(dir, f), parser));
   if (all.length === 0) throw new DefinitionError(`${dir}: no stored queries (*.json with a matching *.sql) found`);
   const byId = new Map<string, StoredQuery>();
   const byName = new Map<string, StoredQuery>();
@@ -75,7 +75,7 @@ export function loadRegistry(dir: string): Registry {
   });
 }
 
-function loadOne(file: string): StoredQuery {
+function loadOne(file: string, parser: SqlParser): StoredQuery {
   const fail = (problem: string): never => {
     throw new DefinitionError(`${file}: ${problem}`);
   };
@@ -100,7 +100,7 @@ function loadOne(file: string): StoredQuery {
   }
   if (typeof def.sandboxing !== 'boolean') fail('"sandboxing" must be true or false');
   if (typeof def.redactPii !== 'boolean') fail('"redactPii" must be true or false');
-  const params = parseParams(def.params, fail);
+  const params = parseParamDeclarations(def.params, fail);
   const columns = def.columns ?? {};
   if (typeof columns !== 'object' || columns === null || Array.isArray(columns)) fail('"columns" must be an object');
 
@@ -120,7 +120,7 @@ function loadOne(file: string): StoredQuery {
   let sandbox: SandboxTemplate | null = null;
   if (def.sandboxing === true) {
     try {
-      sandbox = prepareStored(bound.sql);
+      sandbox = prepareSandbox(parser, bound.sql);
     } catch (err) {
       fail(`sandboxing is enabled but ${basename(sqlFile)} cannot be sandboxed: ${(err as Error).message}`);
     }
@@ -131,6 +131,7 @@ function loadOne(file: string): StoredQuery {
   const unused = declared.filter((n) => !bound.names.includes(n));
   if (unused.length > 0) fail(`declares parameter(s) never used in ${basename(sqlFile)}: ${unused.join(', ')}`);
 
+  const limit = rowLimit(maxRows as number);
   return Object.freeze({
     id,
     name,
@@ -138,10 +139,8 @@ function loadOne(file: string): StoredQuery {
     maxRows: maxRows as number,
     cachingSeconds,
     cacheWarmingSeconds,
-    cachePolicy:
-      cachingSeconds === null
-        ? null
-        : Object.freeze({ ttlMs: cachingSeconds * 1000, warmIntervalMs: cacheWarmingSeconds === null ? null : cacheWarmingSeconds * 1000 }),
+    rowLimit: limit,
+    cachePolicy: cachePolicy(cachingSeconds, cacheWarmingSeconds),
     sandboxing: def.sandboxing as boolean,
     sandbox,
     redactPii: def.redactPii as boolean,
@@ -151,7 +150,7 @@ function loadOne(file: string): StoredQuery {
     columns: Object.freeze({ ...(columns as Record<string, string>) }),
     boundSql: bound.sql,
     bindOrder: Object.freeze([...bound.names]),
-    limitedSql: limitSql(bound.sql, maxRows as number),
+    limitedSql: limit.wrap(bound.sql),
     file,
   });
 }
@@ -160,30 +159,4 @@ function optionalSeconds(v: unknown, key: string, fail: (p: string) => never): n
   if (v === null || v === undefined) return null;
   if (!Number.isInteger(v) || (v as number) < 1) fail(`"${key}" must be a positive integer (seconds) or null`);
   return v as number;
-}
-
-function parseParams(raw: unknown, fail: (p: string) => never): Readonly<Record<string, ParamSpec>> {
-  if (raw === undefined) return Object.freeze({});
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('"params" must be an object');
-  const out: Record<string, ParamSpec> = {};
-  for (const [name, spec] of Object.entries(raw as Record<string, Record<string, unknown>>)) {
-    if (!PARAM_NAME.test(name)) fail(`parameter name "${name}" must match [A-Za-z_][A-Za-z0-9_]*`);
-    if (RESERVED_PARAMS.has(name)) fail(`parameter name "${name}" is reserved`);
-    if (typeof spec !== 'object' || spec === null) fail(`parameter "${name}" must be an object`);
-    const type = spec.type;
-    if (!PARAM_TYPES.includes(type as (typeof PARAM_TYPES)[number])) fail(`parameter "${name}": "type" must be one of ${PARAM_TYPES.join(', ')}`);
-    if (typeof spec.required !== 'boolean') fail(`parameter "${name}": "required" must be true or false`);
-    const description = typeof spec.description === 'string' ? spec.description : undefined;
-    const base = { required: spec.required as boolean, ...(description === undefined ? {} : { description }) };
-    if (type === 'enum') {
-      const values = spec.values;
-      if (!Array.isArray(values) || values.length === 0 || !values.every((v) => typeof v === 'string' && v !== '')) {
-        fail(`parameter "${name}": enum "values" must be a non-empty array of strings`);
-      }
-      out[name] = Object.freeze({ type, ...base, values: Object.freeze([...(values as string[])]) });
-    } else {
-      out[name] = Object.freeze({ type: type as 'string' | 'regex' | 'timestamp', ...base });
-    }
-  }
-  return Object.freeze(out);
 }

@@ -1,75 +1,78 @@
-import { createHash } from 'node:crypto';
+/**
+ * One stored-query call, after routing and auth: params → cache → bind → engine → max rows →
+ * redact → encode. The per-request policy lives here and only here: whether the call is cached
+ * (and so whether its caller may cancel it), how max rows and redaction apply.
+ */
 import { performance } from 'node:perf_hooks';
-import { cacheKey, type CachedResult, type CacheStatus, type ResultCache } from './cache/result-cache.ts';
-import { mapDbError } from '../store/db-errors.ts';
-import { encodeResult } from './encode.ts';
-import type { Engine } from '../store/engine.ts';
 import { HttpError } from '../errors.ts';
-import { capRows, limitSql } from './max-rows.ts';
-import { validateParams } from './params.ts';
-import { redactRows } from './redact.ts';
+import type { Engine } from '../store/engine.ts';
+import { mapDbError } from '../store/db-errors.ts';
+import { cacheKey } from './cache/cache-key.ts';
+import type { CacheStatus, ResultCache } from './cache/result-cache.ts';
+import { encodeResult } from './encode.ts';
+import { encodedResult, type EncodedResult } from './encoded-result.ts';
+import { validateParams, type RawParams } from './params.ts';
+import { applyRedaction, redactionApplies } from './redaction.ts';
 import type { StoredQuery } from './registry.ts';
-import type { RequestInput } from '../http/request-input.ts';
-import { composeSandboxed } from './sandbox/sandbox.ts';
+import { composeSandboxed } from './sandbox/compose.ts';
 
-/** The outcome of one stored-query call, ready to be written by respond.ts. */
-export interface EndpointAnswer {
-  result: CachedResult;
+/** What one call supplies, already read off the HTTP request. */
+export interface QueryCall {
+  query: StoredQuery;
+  /** Parameter values as sent (query string and body). */
+  raw: RawParams;
+  /** Caller SQL (`sql`), or null. */
+  sql: string | null;
+  /** The redaction request header as received. */
+  redactHeader: string | string[] | undefined;
+  /** A signal that fires when the caller goes away; asked for only when the call may be cancelled. */
+  clientGone(): AbortSignal;
+}
+
+/** The outcome of one call, ready to be written by the HTTP layer. */
+export interface QueryAnswer {
+  result: EncodedResult;
   /** `bypass`: caching disabled for this stored query. */
   cache: CacheStatus | 'bypass';
   ageMs: number;
   ttlRemainingMs: number;
 }
 
-export interface EndpointDeps {
+export interface QueryDeps {
   engine: Engine;
   cache: ResultCache;
 }
 
-/**
- * params → cache → bind → engine → max rows → redact → encode, for one stored query.
- * `redact` is already resolved (stored setting OR request header).
- */
-export async function runEndpoint(
-  deps: EndpointDeps,
-  q: StoredQuery,
-  input: RequestInput,
-  redact: boolean,
-  signal?: AbortSignal,
-): Promise<EndpointAnswer> {
-  const sandbox = input.sql === null ? null : q.sandbox;
-  if (input.sql !== null && sandbox === null) throw new HttpError('sandbox_disabled');
-  const values = validateParams(q.params, input.raw);
+export async function runQuery(deps: QueryDeps, call: QueryCall): Promise<QueryAnswer> {
+  const q = call.query;
+  if (call.sql !== null && q.sandbox === null) throw new HttpError('sandbox_disabled');
+  const values = validateParams(q.params, call.raw);
+  const redact = redactionApplies(q.redactPii, call.redactHeader);
   // Validate and compose caller SQL before the cache: a rejected statement never costs a lookup.
-  const sql = input.sql === null || sandbox === null ? q.limitedSql : limitSql(composeSandboxed(sandbox, input.sql), q.maxRows);
+  const sql = call.sql === null || q.sandbox === null ? q.limitedSql : q.rowLimit.wrap(composeSandboxed(q.sandbox, call.sql));
   const params = q.bindOrder.map((name) => values[name] ?? null);
-  const errorContext = { callerSql: input.sql !== null, regexParam: q.regexParam };
+  const errorContext = { callerSql: call.sql !== null, regexParam: q.regexParam };
 
-  const load = async (loadSignal?: AbortSignal): Promise<CachedResult> => {
+  const load = async (signal?: AbortSignal): Promise<EncodedResult> => {
     const started = performance.now();
     let rows;
     try {
-      rows = await deps.engine.query(sql, params, loadSignal ? { signal: loadSignal } : {});
+      rows = await deps.engine.query(sql, params, signal ? { signal } : {});
     } catch (err) {
       throw mapDbError(err, errorContext);
     }
     const dbTimeMs = performance.now() - started;
-    const capped = capRows(rows, q.maxRows);
-    const out = redact ? redactRows(capped.rows) : capped.rows;
-    const body = encodeResult(out);
-    return { body, etag: etagOf(body), rows: out.length, truncated: capped.truncated, dbTimeMs };
+    const capped = q.rowLimit.cap(rows);
+    const out = applyRedaction(redact, capped.rows);
+    return encodedResult(encodeResult(out), out.length, capped.truncated, dbTimeMs);
   };
 
-  if (q.cachePolicy === null) {
+  const policy = q.cachePolicy;
+  if (!policy.cached) {
     // Only an uncached call may be cancelled by its caller: a cached load is shared with other waiters.
-    return { result: await load(signal), cache: 'bypass', ageMs: 0, ttlRemainingMs: 0 };
+    return { result: await load(call.clientGone()), cache: 'bypass', ageMs: 0, ttlRemainingMs: 0 };
   }
-  const key = cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: input.sql, redact });
-  const answer = await deps.cache.get(key, q.cachePolicy, () => load());
+  const key = cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: call.sql, redact });
+  const answer = await deps.cache.get(key, policy, () => load());
   return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs };
-}
-
-/** A strong validator from the body bytes: equal bodies, equal ETags, on every replica. */
-export function etagOf(body: Buffer): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`;
 }

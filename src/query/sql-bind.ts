@@ -215,20 +215,21 @@ export function bindSql(text: string): BoundSql {
   return { sql: parts.join(''), names };
 }
 
-/** Distinct `@name`s in plain code, in order of first use. */
-export function findParams(text: string): string[] {
-  const seen = new Set<string>();
-  scanSql(text, ({ name }) => {
-    seen.add(name);
-  });
-  return [...seen];
-}
+const FOUND = Symbol('found');
 
-/** Whether plain code in `text` holds any `@name`; scans it all, so malformed text still throws. */
-export function hasParams(text: string): boolean {
-  let found = false;
-  scanSql(text, () => {
-    found = true;
-  });
+/**
+ * The first `@name` in plain code, or null. Used on caller SQL, which may not carry parameters: text
+ * this scanner cannot read (an unterminated literal, a `$1`) is left to the parser to refuse.
+ */
+export function firstParam(text: string): ParamRef | null {
+  let found: ParamRef | null = null;
+  try {
+    scanSql(text, (ref) => {
+      found = ref;
+      throw FOUND;
+    });
+  } catch (err) {
+    if (err !== FOUND && !(err instanceof SqlTokenizeError)) throw err;
+  }
   return found;
 }

@@ -19,10 +19,7 @@ export interface OpsService extends Service {
   rawLogs: string[];
 }
 
-/**
- * The real service on port 0 over `store`, logging at info into memory. The engine is shared, not
- * owned: closing this service leaves the store usable for the next one.
- */
+/** The real service on port 0 over `store`, logging at info into memory. */
 export async function startOpsService(store: TestStore, env: Record<string, string> = {}, queriesDir?: string): Promise<OpsService> {
   const level = readConfig({ LOG_LEVEL: 'info', ...env }).logLevel;
   const rawLogs: string[] = [];
@@ -31,7 +28,7 @@ export async function startOpsService(store: TestStore, env: Record<string, stri
     rawLogs.push(line);
     logs.push(JSON.parse(line) as Record<string, unknown>);
   });
-  const service = await startTestService(store, { LOG_LEVEL: 'info', ...env }, undefined, { shareEngine: true, logger, ...(queriesDir ? { queriesDir } : {}) });
+  const service = await startTestService(store, { LOG_LEVEL: 'info', ...env, ...(queriesDir ? { QUERIES_DIR: queriesDir } : {}) }, undefined, logger);
   return Object.assign(service, { logs, rawLogs });
 }
 

@@ -1,31 +1,28 @@
+import type { Clock } from '../../src/clock.ts';
 import { readConfig } from '../../src/ops/config.ts';
-import type { Clock } from '../../src/query/cache/result-cache.ts';
-import type { Engine } from '../../src/store/engine.ts';
 import { createLogger, type Logger } from '../../src/ops/logger.ts';
 import { startService, type Service } from '../../src/service.ts';
 import type { TestStore } from './engines.ts';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 
-export interface TestServiceOptions {
-  queriesDir?: string;
-  /** Leave the store's engine open when the service closes, for another service on the same store. */
-  shareEngine?: boolean;
-  logger?: Logger;
-}
+/** The shipped stored queries' ids (sql/queries/*.json), for tests that call by id. */
+export const LOGS_ALL_ID = 'dbfa1333-137e-484c-a48a-ab8e074edc7c';
+export const USAGE_ID = '5bcef039-51e9-4b34-b532-b1b3b908833d';
 
-/** Start the real service on port 0 over a test store. */
-export async function startTestService(store: TestStore, env: Record<string, string> = {}, clock?: Clock, extra: TestServiceOptions = {}): Promise<Service> {
+/**
+ * Start the real service on port 0 over a test store. The service never closes the store's
+ * engine (its opener does: `store.teardown()`), so several services can share one store.
+ * `env` is the environment the service reads (QUERIES_DIR for other stored queries).
+ */
+export async function startTestService(store: TestStore, env: Record<string, string> = {}, clock?: Clock, logger?: Logger): Promise<Service> {
   const config = readConfig({ PORT: '0', HOST: '127.0.0.1', ACCESS_TOKENS: TOKEN, LOG_LEVEL: 'silent', ...env });
-  // The service closes its engine on close(); a shared one gets a close that does nothing.
-  const engine: Engine = extra.shareEngine ? { ...store.engine, close: async () => {} } : store.engine;
   return startService({
     config,
-    engine,
-    tokens: config.accessTokens,
-    logger: extra.logger ?? createLogger('silent'),
+    engine: store.engine,
+    grants: config.accessTokens,
+    logger: logger ?? createLogger('silent'),
     ...(clock ? { clock } : {}),
-    ...(extra.queriesDir ? { queriesDir: extra.queriesDir } : {}),
   });
 }
 

@@ -6,7 +6,7 @@
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QUERIES_DIR } from '../../src/service.ts';
+import { QUERIES_DIR } from '../../src/ops/config.ts';
 import { SLOW_QUERIES_DIR } from './ops.ts';
 
 export const SLOW_QUERY = 'test.slow';

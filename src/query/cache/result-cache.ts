@@ -1,21 +1,13 @@
 /**
- * In-memory result cache with request coalescing and background warming (DESIGN 4).
- * Pure: knows nothing about HTTP or databases; the caller supplies a `load` function per key.
+ * In-memory result cache: LRU bounds on entries and bytes, single-flight loads, and background
+ * warming (docs/caching.md). Knows nothing about HTTP or databases; the caller supplies a `load`
+ * function per key, and only cached policies (cache-policy.ts) reach it.
  */
+import { SYSTEM_CLOCK, type Clock } from '../../clock.ts';
+import type { EncodedResult } from '../encoded-result.ts';
+import type { CachedPolicy } from './cache-policy.ts';
 
-/** Milliseconds since some epoch; injectable so tests never sleep through real TTLs. */
-export interface Clock {
-  now(): number;
-}
-
-/** A fully encoded response body plus what the server needs to answer from it. */
-export interface CachedResult {
-  body: Buffer;
-  etag: string;
-  rows: number;
-  truncated: boolean;
-  dbTimeMs: number;
-}
+type CachedResult = EncodedResult;
 
 export interface CacheOptions {
   maxEntries: number;
@@ -31,12 +23,6 @@ export interface CacheOptions {
   maxConcurrentRefreshes?: number;
 }
 
-/** Per stored query: `ttlMs <= 0` means caching disabled (every call runs `load`). */
-export interface CachePolicy {
-  ttlMs: number;
-  warmIntervalMs: number | null;
-}
-
 export interface CacheStats {
   hits: number;
   misses: number;
@@ -46,8 +32,6 @@ export interface CacheStats {
   refreshFailures: number;
   /** Entries removed to respect maxEntries/maxBytes (not expiry or idleness). */
   evictions: number;
-  /** Loads actually started: misses, refreshes and uncached calls. */
-  dbQueries: number;
   entries: number;
   bytes: number;
 }
@@ -72,7 +56,7 @@ interface Entry {
   retryAt: number;
   bytes: number;
   // Kept with the entry so warming can re-run the latest definition without a caller.
-  policy: CachePolicy;
+  policy: CachedPolicy;
   load: Load;
 }
 
@@ -85,21 +69,7 @@ interface Flight {
 const DEFAULT_TICK_MS = 1000;
 const DEFAULT_MAX_REFRESHES = 2;
 
-/** The canonical cache key: only declared parameters, in declared order, so unknown ones can't split or poison entries. */
-export function cacheKey(parts: {
-  queryId: string;
-  params: Record<string, string | null>;
-  declaredOrder: readonly string[];
-  sql: string | null;
-  redact: boolean;
-}): string {
-  // hasOwn: a parameter named e.g. "constructor" must not pick up Object.prototype members.
-  const params = parts.declaredOrder.map((name) => [name, Object.hasOwn(parts.params, name) ? (parts.params[name] ?? null) : null]);
-  // JSON of an array is unambiguous: no separator inside a value can collide with another layout.
-  return JSON.stringify([parts.queryId, params, parts.sql, parts.redact]);
-}
-
-/** LRU-bounded result cache; see DESIGN 4 for the guarantees. */
+/** LRU-bounded result cache; docs/caching.md states the guarantees. */
 export class ResultCache {
   // Map insertion order is the LRU order: oldest request first.
   private readonly entries = new Map<string, Entry>();
@@ -112,12 +82,12 @@ export class ResultCache {
   private readonly maxRefreshes: number;
   private timer: ReturnType<typeof setInterval> | null = null;
   private bytes = 0;
-  private readonly counters = { hits: 0, misses: 0, coalesced: 0, refreshes: 0, refreshFailures: 0, evictions: 0, dbQueries: 0 };
+  private readonly counters = { hits: 0, misses: 0, coalesced: 0, refreshes: 0, refreshFailures: 0, evictions: 0 };
   private readonly opts: CacheOptions;
 
   constructor(opts: CacheOptions) {
     this.opts = opts;
-    this.clock = opts.clock ?? { now: () => Date.now() };
+    this.clock = opts.clock ?? SYSTEM_CLOCK;
     this.setIntervalFn = opts.setInterval ?? setInterval;
     this.clearIntervalFn = opts.clearInterval ?? clearInterval;
     this.tickMs = opts.tickMs ?? DEFAULT_TICK_MS;
@@ -125,9 +95,8 @@ export class ResultCache {
   }
 
   /** Get a fresh entry or run `load` once for all concurrent callers of this key. */
-  async get(key: string, policy: CachePolicy, load: Load): Promise<CacheAnswer> {
+  async get(key: string, policy: CachedPolicy, load: Load): Promise<CacheAnswer> {
     const now = this.clock.now();
-    if (policy.ttlMs <= 0) return this.uncached(load, now);
 
     const entry = this.entries.get(key);
     if (entry) {
@@ -185,21 +154,12 @@ export class ResultCache {
     this.bytes = 0;
   }
 
-  private async uncached(load: Load, startedAt: number): Promise<CacheAnswer> {
-    // `disabled` caching: every call runs the query, no coalescing (DESIGN 4).
-    this.counters.misses++;
-    this.counters.dbQueries++;
-    const result = await load();
-    return { result, status: 'miss', ageMs: Math.max(0, this.clock.now() - startedAt), ttlRemainingMs: 0 };
-  }
-
-  private answer(result: CachedResult, status: CacheStatus, startedAt: number, policy: CachePolicy): CacheAnswer {
+  private answer(result: CachedResult, status: CacheStatus, startedAt: number, policy: CachedPolicy): CacheAnswer {
     const now = this.clock.now();
     return { result, status, ageMs: Math.max(0, now - startedAt), ttlRemainingMs: Math.max(0, startedAt + policy.ttlMs - now) };
   }
 
-  private startFlight(key: string, policy: CachePolicy, load: Load, refresh: boolean, startedAt: number): Flight {
-    this.counters.dbQueries++;
+  private startFlight(key: string, policy: CachedPolicy, load: Load, refresh: boolean, startedAt: number): Flight {
     // Wrapping catches a synchronous throw from `load` so it rejects like an async failure.
     const promise = new Promise<CachedResult>((resolve) => resolve(load()));
     const flight: Flight = { promise, startedAt, refresh };
@@ -236,7 +196,7 @@ export class ResultCache {
     }
   }
 
-  private store(key: string, flight: Flight, policy: CachePolicy, load: Load, result: CachedResult): void {
+  private store(key: string, flight: Flight, policy: CachedPolicy, load: Load, result: CachedResult): void {
     const now = this.clock.now();
     const existing = this.entries.get(key);
     if (flight.refresh) {

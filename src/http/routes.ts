@@ -1,0 +1,100 @@
+/**
+ * What each route does once matched, keyed by route kind: the HTTP layer reads the request, asks
+ * the part that owns the decision (auth, registry, runQuery, metrics), and writes the answer.
+ */
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Config } from '../ops/config.ts';
+import type { ListedQuery } from '../ops/listing.ts';
+import { METRICS_CONTENT_TYPE, type Metrics } from '../ops/metrics.ts';
+import type { OpenApi } from '../ops/openapi.ts';
+import type { ResultCache } from '../query/cache/result-cache.ts';
+import { REDACT_HEADER } from '../query/redaction.ts';
+import type { Registry, StoredQuery } from '../query/registry.ts';
+import { runQuery } from '../query/run-query.ts';
+import { HttpError } from '../errors.ts';
+import { mapDbError } from '../store/db-errors.ts';
+import type { Engine } from '../store/engine.ts';
+import type { Drain } from './drain.ts';
+import type { RequestContext } from './request-context.ts';
+import { readInput } from './request-input.ts';
+import { sendAnswer, sendJson } from './respond.ts';
+import type { RouteKind, RouteMatch } from './router.ts';
+
+export interface RouteDeps {
+  config: Config;
+  engine: Engine;
+  registry: Registry;
+  auth: Authenticator;
+  cache: ResultCache;
+  metrics: Metrics;
+  drain: Drain;
+  openapi: OpenApi;
+  /** Each stored query with its listing entry, built once. */
+  listing: readonly { q: StoredQuery; listed: ListedQuery }[];
+}
+
+export type RouteHandler = (deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: string) => void | Promise<void>;
+
+const READY_TIMEOUT_MS = 2_000;
+
+export const ROUTES: Readonly<Record<RouteKind, RouteHandler>> = Object.freeze({
+  health: (_deps, ctx) => sendJson(ctx.req, ctx.res, 200, { status: 'ok' }, ctx.headers),
+  ready,
+  metrics: (deps, ctx) => {
+    deps.auth.checkMetrics(ctx.req.headers);
+    const { engine, cache, drain } = deps;
+    const text = deps.metrics.render({
+      cache: () => cache.stats(),
+      pool: () => engine.poolStats?.() ?? { total: 0, idle: 0, waiting: 0, max: 0 },
+      inFlight: () => drain.inFlight,
+    });
+    const body = Buffer.from(text, 'utf8');
+    ctx.res.writeHead(200, { ...ctx.headers, 'Content-Type': METRICS_CONTENT_TYPE, 'Content-Length': body.length, 'Cache-Control': 'no-store' });
+    ctx.res.end(ctx.req.method === 'HEAD' ? undefined : body);
+  },
+  endpoints: (deps, ctx) => {
+    const principal = deps.auth.check(ctx.req.headers);
+    const result = deps.listing.filter(({ q }) => principal.mayCall(q)).map(({ listed }) => listed);
+    sendJson(ctx.req, ctx.res, 200, { result }, ctx.headers);
+  },
+  // Authenticated like the listing: the document names stored queries.
+  openapi: (deps, ctx) => sendJson(ctx.req, ctx.res, 200, deps.openapi.document(deps.auth.check(ctx.req.headers)), ctx.headers),
+  query,
+});
+
+async function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: string): Promise<void> {
+  // 401 before 404: an unauthenticated caller learns nothing about which stored queries exist.
+  const principal = deps.auth.check(ctx.req.headers);
+  const target = match.route.kind === 'query' ? match.route.target : null;
+  const q = target === null ? undefined : deps.registry.lookup(target);
+  if (q === undefined) throw new HttpError('not_found', 'No stored query with that id or name.');
+  ctx.query = q.name;
+  // After 404: a scoped token learns that a stored query exists, not what it returns.
+  if (!principal.mayCall(q)) throw new HttpError('forbidden');
+  const input = await readInput(ctx.req, search, deps.config.maxBodyBytes);
+  const answer = await runQuery(deps, {
+    query: q,
+    raw: input.raw,
+    sql: input.sql,
+    redactHeader: ctx.req.headers[REDACT_HEADER],
+    clientGone: () => ctx.clientGone(),
+  });
+  ctx.rows = answer.result.rows;
+  ctx.cache = answer.cache;
+  sendAnswer(ctx.req, ctx.res, answer, ctx.headers, ctx.started);
+}
+
+async function ready(deps: RouteDeps, ctx: RequestContext): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error('timeout exceeded when trying to connect'), { code: 'ETIMEDOUT' })), READY_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([deps.engine.ping(), timeout]);
+  } catch (err) {
+    throw mapDbError(err, { callerSql: false, regexParam: undefined });
+  } finally {
+    clearTimeout(timer);
+  }
+  sendJson(ctx.req, ctx.res, 200, { status: 'ready', engine: deps.engine.name }, ctx.headers);
+}

@@ -241,7 +241,9 @@ for (const factory of ENGINES) {
         const answers = await Promise.all(Array.from({ length: 50 }, () => call(base, usage('c4'))));
         assert.ok(answers.every((r) => r.status === 200));
         const after = service.cache.stats();
-        assert.deepEqual([after.misses - before.misses, after.coalesced - before.coalesced], [1, 49]);
+        // One load started (a miss); the other 49 joined it or hit the entry it stored.
+        assert.deepEqual([after.misses - before.misses, after.refreshes - before.refreshes], [1, 0]);
+        assert.equal(after.hits - before.hits + after.coalesced - before.coalesced, 49);
         await Promise.all(answers.map((r) => r.text()));
       });
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { runLoad } from '../scripts/lib/load-driver.ts';
-import { mixedCalls, SQL_LABELS } from '../scripts/lib/load-mix.ts';
+import { mixedCalls } from '../scripts/lib/load-mix.ts';
 import { formatSummary } from '../scripts/lib/load-stats.ts';
 import { Prng } from '../src/store/demo/prng.ts';
 import { DEMO_PROJECTS, generateDemoLogs, insertDemoLogs } from '../src/store/demo/demo-data.ts';
@@ -46,12 +46,12 @@ test(`${REQUESTS} mixed calls at concurrency ${CONCURRENCY} on PostgreSQL: no 5x
   console.log(`load on pg:\n${report}`);
   assert.equal(summary.requests, REQUESTS);
   assert.deepEqual(summary.transportErrors, {}, report);
+  // Every kind of call, caller sql included, is answered 200.
   for (const [label, counts] of Object.entries(summary.byLabel)) {
-    // Caller sql: answered, or refused as invalid_sql while the sandbox is not in this branch.
-    const allowed = SQL_LABELS.has(label) ? ['200', '400'] : ['200'];
-    assert.deepEqual(Object.keys(counts).filter((s) => !allowed.includes(s)), [], `${label}: ${JSON.stringify(counts)}\n${report}`);
+    assert.deepEqual(Object.keys(counts), ['200'], `${label}: ${JSON.stringify(counts)}\n${report}`);
   }
-  assert.deepEqual(Object.keys(summary.byCode).filter((c) => c !== 'invalid_sql'), [], report);
+  assert.ok(summary.byLabel['logs.all+sql'] !== undefined && summary.byLabel['usage+sql'] !== undefined, `the mix must include caller sql\n${report}`);
+  assert.deepEqual(summary.byCode, {}, report);
   assert.deepEqual(faults.seen, []);
   const stats = service.cache.stats();
   assert.ok(stats.hits > REQUESTS / 4, `the hot keys should mostly hit the cache: ${JSON.stringify(stats)}`);

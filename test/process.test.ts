@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { pgFactory, type TestStore } from './support/engines.ts';
-import { activeSleeps, SLOW_QUERIES_DIR, waitFor } from './support/ops.ts';
+import { activeSleeps, waitFor } from './support/ops.ts';
+import { SLOW_QUERIES_DIR } from './support/slow-queries.ts';
 import { TOKEN } from './support/service.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -6,9 +6,6 @@
 import type { LoadCall } from './load-driver.ts';
 import type { Prng } from '../../src/store/demo/prng.ts';
 
-/** Labels whose calls carry caller `sql`: 200, or 400 `invalid_sql` while the sandbox is not there yet. */
-export const SQL_LABELS: ReadonlySet<string> = new Set(['logs.all+sql', 'usage+sql']);
-
 const REDACT = { 'LF-ENDPOINT-REDACT-PII': 'true' };
 const INTERVALS = ['daily', 'hourly', 'minutely'] as const;
 

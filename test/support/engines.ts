@@ -69,5 +69,3 @@ export const pgFactory: EngineFactory = {
     };
   },
 };
-
-export const ENGINES: readonly EngineFactory[] = [pgliteFactory, pgFactory];

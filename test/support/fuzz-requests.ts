@@ -4,6 +4,7 @@
  * parser often enough to reach the routing, auth, parameter and SQL layers behind it.
  */
 import type { Prng } from '../../src/store/demo/prng.ts';
+import { LOGS_ALL_ID, USAGE_ID } from './service.ts';
 
 export interface FuzzRequest {
   bytes: Buffer;
@@ -14,8 +15,6 @@ export interface FuzzRequest {
   summary: string;
 }
 
-const LOGS_ALL_ID = 'dbfa1333-137e-484c-a48a-ab8e074edc7c';
-const USAGE_ID = '5bcef039-51e9-4b34-b532-b1b3b908833d';
 
 const METHODS: readonly (readonly [number, string])[] = [
   [40, 'GET'], [20, 'POST'], [8, 'HEAD'], [5, 'OPTIONS'], [2, 'PUT'], [2, 'DELETE'], [2, 'PATCH'], [1, 'TRACE'],

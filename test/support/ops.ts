@@ -2,15 +2,12 @@
  * Helpers for the operability tests: a service with a capturing logger and optional stored-query
  * directory, Prometheus text parsing, polling, and a view of pg_stat_activity.
  */
-import { fileURLToPath } from 'node:url';
 import { readConfig } from '../../src/ops/config.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import type { Service } from '../../src/service.ts';
 import type { TestStore } from './engines.ts';
 import { startTestService } from './service.ts';
 
-/** Stored queries for tests that need a statement to stay busy: `test.slow?seconds=N` (real PostgreSQL only). */
-export const SLOW_QUERIES_DIR = fileURLToPath(new URL('../fixtures/slow-queries/', import.meta.url));
 
 export interface OpsService extends Service {
   /** Every log line written, parsed. */

@@ -7,7 +7,10 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QUERIES_DIR } from '../../src/ops/config.ts';
-import { SLOW_QUERIES_DIR } from './ops.ts';
+import { fileURLToPath } from 'node:url';
+
+/** Stored queries for tests that need a statement to stay busy: `test.slow?seconds=N` (real PostgreSQL only). */
+export const SLOW_QUERIES_DIR = fileURLToPath(new URL('../fixtures/slow-queries/', import.meta.url));
 
 export const SLOW_QUERY = 'test.slow';
 

@@ -5,13 +5,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError } from '../src/auth/access-tokens.ts';
-import { createAuthenticator } from '../src/auth/authenticator.ts';
-import { ConfigError, readConfig } from '../src/ops/config.ts';
-import { HttpError } from '../src/errors.ts';
-import { loadRegistry } from '../src/query/registry.ts';
-import { loadSqlParser, type SqlParser } from '../src/query/sandbox/sql-parser.ts';
-import { QUERIES_DIR } from '../src/ops/config.ts';
+import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError } from '../../src/auth/access-tokens.ts';
+import { createAuthenticator } from '../../src/auth/authenticator.ts';
+import { ConfigError, readConfig } from '../../src/ops/config.ts';
+import { HttpError } from '../../src/errors.ts';
+import { loadRegistry } from '../../src/query/registry.ts';
+import { loadSqlParser, type SqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import { QUERIES_DIR } from '../../src/ops/config.ts';
 
 // The registry analyses sandboxed statements as it loads: the parser must be ready.
 let parser: SqlParser;

@@ -1,7 +1,7 @@
 // Database errors → DESIGN codes: everything that means "the database is not there" is a 503 with Retry-After.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { mapDbError } from '../src/store/db-errors.ts';
+import { mapDbError } from '../../src/store/db-errors.ts';
 
 const plain = { callerSql: false, regexParam: undefined };
 const withError = (message: string, fields: Record<string, unknown> = {}) => Object.assign(new Error(message), fields);

@@ -4,15 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Service } from '../src/service.ts';
+import type { Service } from '../../src/service.ts';
 import { fileURLToPath } from 'node:url';
-import { ENGINES, type TestStore } from './support/engines.ts';
-import { ALLOWED, REJECTED } from './support/sandbox-cases.ts';
-import { edgeRow, insertRows, isoMicros } from './support/fixtures.ts';
-import { call, startTestService, TOKEN } from './support/service.ts';
+import type { EngineFactory, TestStore } from '../support/engines.ts';
+import { ALLOWED, REJECTED } from '../support/sandbox-cases.ts';
+import { edgeRow, insertRows, isoMicros } from '../support/fixtures.ts';
+import { call, LOGS_ALL_ID, startTestService, TOKEN, USAGE_ID } from '../support/service.ts';
 
-const LOGS_ALL_ID = 'dbfa1333-137e-484c-a48a-ab8e074edc7c';
-const USAGE_ID = '5bcef039-51e9-4b34-b532-b1b3b908833d';
 const T0 = '2026-11-20T12:00:00.000000Z';
 
 // Edge rows of project alpha around T0, down to the microsecond.
@@ -45,7 +43,8 @@ function expectedUsage(rows: { ts: number; path: string; project: string }[], no
   return [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
 }
 
-for (const factory of ENGINES) {
+/** The HTTP suite against one engine; run-behaviour.ts runs it per engine. */
+export function httpBehaviour(factory: EngineFactory): void {
   describe(`HTTP behaviour on ${factory.name}`, () => {
     let store: TestStore;
     let service: Service;
@@ -378,7 +377,7 @@ for (const factory of ENGINES) {
       describe('a stored query with sandboxing disabled and redaction on', () => {
         let plain: Service;
         before(async () => {
-          plain = await startTestService(store, { QUERIES_DIR: fileURLToPath(new URL('./fixtures/queries/', import.meta.url)) });
+          plain = await startTestService(store, { QUERIES_DIR: fileURLToPath(new URL('../fixtures/queries/', import.meta.url)) });
         });
         after(() => plain.close());
 

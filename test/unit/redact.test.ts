@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { REDACTED, redactRows, redactString, redactValue } from '../src/query/redact.ts';
+import { REDACTED, redactRows, redactString, redactValue } from '../../src/query/redact.ts';
 
 const R = REDACTED;
 

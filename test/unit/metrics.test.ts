@@ -1,8 +1,8 @@
 // The hand-written Prometheus exposition: format, histogram arithmetic, label escaping, gauges read at scrape time.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatLabels, Metrics, type MetricsSources } from '../src/ops/metrics.ts';
-import { parseMetrics } from './support/ops.ts';
+import { formatLabels, Metrics, type MetricsSources } from '../../src/ops/metrics.ts';
+import { parseMetrics } from '../support/ops.ts';
 
 const SOURCES: MetricsSources = {
   cache: () => ({ hits: 7, misses: 3, coalesced: 2, refreshes: 4, refreshFailures: 1, evictions: 5, dbQueries: 8, entries: 6, bytes: 1234 }),

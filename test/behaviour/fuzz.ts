@@ -6,24 +6,25 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Prng } from '../src/store/demo/prng.ts';
-import { readConfig } from '../src/ops/config.ts';
-import { ERRORS, type ErrorCode } from '../src/errors.ts';
-import { createLogger } from '../src/ops/logger.ts';
-import { startService, type Service } from '../src/service.ts';
-import { ENGINES, type TestStore } from './support/engines.ts';
-import { edgeRow, insertRows } from './support/fixtures.ts';
-import { fuzzRequest, type FuzzRequest } from './support/fuzz-requests.ts';
-import { watchProcessFaults } from './support/process-faults.ts';
-import { rawExchange, type RawExchange, type RawResponse } from './support/raw-http.ts';
-import { TOKEN } from './support/service.ts';
+import { Prng } from '../../src/store/demo/prng.ts';
+import { readConfig } from '../../src/ops/config.ts';
+import { ERRORS, type ErrorCode } from '../../src/errors.ts';
+import { createLogger } from '../../src/ops/logger.ts';
+import { startService, type Service } from '../../src/service.ts';
+import type { EngineFactory, TestStore } from '../support/engines.ts';
+import { edgeRow, insertRows } from '../support/fixtures.ts';
+import { fuzzRequest, type FuzzRequest } from '../support/fuzz-requests.ts';
+import { watchProcessFaults } from '../support/process-faults.ts';
+import { rawExchange, type RawExchange, type RawResponse } from '../support/raw-http.ts';
+import { TOKEN } from '../support/service.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2000);
 /** Answers the database may legitimately cause; any other 5xx is a bug. */
 const DATABASE_CODES: ReadonlySet<string> = new Set(['database_unavailable', 'query_timeout']);
 
-for (const factory of ENGINES) {
+/** The fuzz run against one engine; run-behaviour.ts runs it per engine. */
+export function fuzzBehaviour(factory: EngineFactory): void {
   describe(`fuzzing on ${factory.name}`, () => {
     let store: TestStore;
     let service: Service;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { matchRoute, splitTarget } from '../src/http/router.ts';
+import { matchRoute, splitTarget } from '../../src/http/router.ts';
 
 const ROUTES: [string, unknown][] = [
   ['/health', { kind: 'health' }],

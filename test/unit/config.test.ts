@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ConfigError, QUERIES_DIR, readConfig, settingsTable } from '../src/ops/config.ts';
+import { ConfigError, QUERIES_DIR, readConfig, settingsTable } from '../../src/ops/config.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -59,6 +59,6 @@ for (const [env, message] of BAD) {
 }
 
 test('the README configuration table is the settings table of config.ts', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   assert.ok(readme.includes(settingsTable()), 'README.md must contain settingsTable() verbatim (npx tsx scripts/settings-table.ts prints it)');
 });

@@ -1,20 +1,20 @@
 // The OpenAPI 3.1 document generated from the registry: valid structure, every stored query, exact parameter schemas.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import type { Principal } from '../src/auth/authenticator.ts';
-import { ERRORS } from '../src/errors.ts';
-import { buildOpenApi } from '../src/ops/openapi.ts';
-import { loadRegistry } from '../src/query/registry.ts';
-import { loadSqlParser, type SqlParser } from '../src/query/sandbox/sql-parser.ts';
-import { QUERIES_DIR } from '../src/ops/config.ts';
+import type { Principal } from '../../src/auth/authenticator.ts';
+import { ERRORS } from '../../src/errors.ts';
+import { buildOpenApi } from '../../src/ops/openapi.ts';
+import { loadRegistry } from '../../src/query/registry.ts';
+import { loadSqlParser, type SqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import { QUERIES_DIR } from '../../src/ops/config.ts';
 
 // The registry analyses sandboxed statements as it loads: the parser must be ready.
 let parser: SqlParser;
 before(async () => {
   parser = await loadSqlParser();
 });
-import { checkOpenApi31 } from './support/openapi-check.ts';
-import { SLOW_QUERIES_DIR } from './support/ops.ts';
+import { checkOpenApi31 } from '../support/openapi-check.ts';
+import { SLOW_QUERIES_DIR } from '../support/slow-queries.ts';
 
 const ALL: Principal = { mayCall: () => true };
 type Json = Record<string, any>;

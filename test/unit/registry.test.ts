@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { DefinitionError, loadRegistry } from '../src/query/registry.ts';
-import { loadSqlParser, type SqlParser } from '../src/query/sandbox/sql-parser.ts';
-import { QUERIES_DIR } from '../src/ops/config.ts';
+import { DefinitionError, loadRegistry } from '../../src/query/registry.ts';
+import { loadSqlParser, type SqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import { QUERIES_DIR } from '../../src/ops/config.ts';
 
 let parser: SqlParser;
 before(async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HttpError } from '../src/errors.ts';
-import { canonicalTimestamp, validateParams, type ParamSpec } from '../src/query/params.ts';
+import { HttpError } from '../../src/errors.ts';
+import { canonicalTimestamp, validateParams, type ParamSpec } from '../../src/query/params.ts';
 
 const TIMESTAMPS: [string, string | null][] = [
   ['2026-11-22T10:15:30.123456Z', '2026-11-22T10:15:30.123456+00:00'],

@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PGlite } from '@electric-sql/pglite';
-import type { AdminExec } from '../src/store/engine.ts';
-import { DEMO_PROJECTS, demoRowCounts, generateDemoLogs, generateDemoTable, insertDemoLogs, type DemoLogs } from '../src/store/demo/demo-data.ts';
-import { LOG_TABLES, applySchema, quoteIdent } from '../src/store/schema.ts';
+import type { AdminExec } from '../../src/store/engine.ts';
+import { DEMO_PROJECTS, demoRowCounts, generateDemoLogs, generateDemoTable, insertDemoLogs, type DemoLogs } from '../../src/store/demo/demo-data.ts';
+import { LOG_TABLES, applySchema, quoteIdent } from '../../src/store/schema.ts';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const NOW_US = NOW.getTime() * 1000;

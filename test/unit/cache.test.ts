@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cacheKey } from '../src/query/cache/cache-key.ts';
-import type { CachedPolicy } from '../src/query/cache/cache-policy.ts';
-import { ResultCache, type CacheOptions } from '../src/query/cache/result-cache.ts';
-import type { EncodedResult } from '../src/query/encoded-result.ts';
+import { cacheKey } from '../../src/query/cache/cache-key.ts';
+import type { CachedPolicy } from '../../src/query/cache/cache-policy.ts';
+import { ResultCache, type CacheOptions } from '../../src/query/cache/result-cache.ts';
+import type { EncodedResult } from '../../src/query/encoded-result.ts';
 
 type CachedResult = EncodedResult;
 type CachePolicy = CachedPolicy;
@@ -370,7 +370,7 @@ test('real timers: a warming cache that is never stopped does not keep the proce
   // A child process that starts warming with the real setInterval and then has nothing else to do:
   // it exits on its own only if the timer is unref'd (a ref'd 1 s interval would run until killed).
   const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e',
-    "import { ResultCache } from './src/query/cache/result-cache.ts'; new ResultCache({ maxEntries: 10, maxBytes: 1024 }).startWarming(); console.log('started');"],
+    `import { ResultCache } from ${JSON.stringify(new URL('../../src/query/cache/result-cache.ts', import.meta.url).href)}; new ResultCache({ maxEntries: 10, maxBytes: 1024 }).startWarming(); console.log('started');`],
   { encoding: 'utf8', timeout: 20_000 });
   assert.equal(child.error, undefined, 'the child exited by itself');
   assert.equal(child.status, 0, child.stderr);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RawJson, TEXT_PARSERS, OID, encodeInt8, encodeNumeric, encodeResult, encodeTimestamp } from '../src/query/encode.ts';
-import { redactRows } from '../src/query/redact.ts';
+import { RawJson, TEXT_PARSERS, OID, encodeInt8, encodeNumeric, encodeResult, encodeTimestamp } from '../../src/query/encode.ts';
+import { redactRows } from '../../src/query/redact.ts';
 
 const TIMESTAMPS: [string, string][] = [
   ['2026-11-22 10:15:30.123456+00', '2026-11-22T10:15:30.123456Z'],

@@ -1,0 +1,28 @@
+/**
+ * The behavioural suite (hono's runTest pattern): the real service on port 0 over one engine, the
+ * same assertions on every engine. Each engine's entry file (test/pglite.test.ts, test/pg.test.ts)
+ * calls runBehaviour with its factory. An engine that cannot do something declares it in `skip`
+ * with the reason; there are no inline engine checks in the suites.
+ */
+import { describe } from 'node:test';
+import type { EngineFactory } from '../support/engines.ts';
+import { fuzzBehaviour } from './fuzz.ts';
+import { httpBehaviour } from './http.ts';
+import { opsBehaviour } from './ops.ts';
+
+export interface BehaviourOptions {
+  /** Suite name → why this engine cannot run it. */
+  skip: Readonly<Partial<Record<SuiteName, string>>>;
+}
+
+const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour } as const;
+export type SuiteName = keyof typeof SUITES;
+
+export function runBehaviour(factory: EngineFactory, options: BehaviourOptions): void {
+  for (const [name, suite] of Object.entries(SUITES) as [SuiteName, (f: EngineFactory) => void][]) {
+    const reason = options.skip[name];
+    // A declared skip shows in the report with its reason; it is never silently dropped.
+    if (reason !== undefined) describe(`${name} on ${factory.name}`, { skip: reason }, () => {});
+    else suite(factory);
+  }
+}

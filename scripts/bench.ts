@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the service against its physical floors, side by side, in one run (issue 7).
  *
- * Starts a throwaway PostgreSQL (test/support/pg-server.ts), seeds it in stages (10k, 100k, then
+ * Starts a throwaway PostgreSQL (scripts/lib/pg-server.ts), seeds it in stages (10k, 100k, then
  * --rows edge rows over 7 days, other sources proportional), VACUUM ANALYZEs after each stage,
  * runs the service as a child process (`node --import tsx src/main.ts`, pg engine) and measures,
  * at concurrency 1 and 32, p50/p99 latency and requests per second of:
@@ -12,7 +12,7 @@
  *   3. the usage.api-counts refresh (each interval) directly on PostgreSQL;
  *   4. logs.all at 10k, 100k and --rows edge rows;
  *   5. the service process's peak RSS (VmHWM).
- * The load generator (scripts/bench/load.ts) runs in this process; service and floors are measured
+ * The load generator (scripts/lib/load-driver.ts) runs in this process; service and floors are measured
  * in alternating runs after a warm-up, and each figure is the median over the runs.
  *
  *   npm run bench -- [--rows 1000000] [--runs 5] [--seconds 3] [--warmup 2]
@@ -33,11 +33,11 @@ import { loadRegistry, type StoredQuery } from '../src/query/registry.ts';
 import { loadSqlParser } from '../src/query/sandbox/sql-parser.ts';
 import { LOG_TABLES, applySchema } from '../src/store/schema.ts';
 import { QUERIES_DIR } from '../src/ops/config.ts';
-import { createDatabase, startPostgres } from '../test/support/pg-server.ts';
+import { createDatabase, startPostgres } from './lib/pg-server.ts';
 import { REPO_ROOT, startNodeChild, type NodeChild } from './bench/child.ts';
-import { closedLoop, httpGet, keepAliveAgent, type Call, type RunResult } from './bench/load.ts';
+import { closedLoop, httpGet, keepAliveAgent, type Call, type RunResult } from './lib/load-driver.ts';
 import { growDemoData } from './bench/seed-stages.ts';
-import { fmt, median } from './bench/stats.ts';
+import { fmt, median } from './lib/load-stats.ts';
 
 // ------------------------------------------------------------------------------------ arguments
 

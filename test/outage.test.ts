@@ -18,7 +18,7 @@ import { DEMO_PROJECTS, generateDemoLogs, insertDemoLogs } from '../src/store/de
 import type { Service } from '../src/service.ts';
 import { pgFactory, SCHEMA, type TestStore } from './support/engines.ts';
 import { watchProcessFaults, type ProcessFaults } from './support/process-faults.ts';
-import type { PgServer } from './support/pg-server.ts';
+import type { PgServer } from '../scripts/lib/pg-server.ts';
 import { call, startTestService, TOKEN } from './support/service.ts';
 import { queriesWithSlow, slowPath } from './support/slow-queries.ts';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { createDatabase, startPostgres, type PgServer } from './support/pg-server.ts';
+import { createDatabase, startPostgres, type PgServer } from '../scripts/lib/pg-server.ts';
 
 let server: PgServer;
 

@@ -1,6 +1,7 @@
 /**
- * Counters and a latency histogram for load runs, in constant memory (a soak run makes millions of
- * calls; keeping every latency would grow the very heap it measures).
+ * The statistics of every load run (bench, load, soak, tests): a latency histogram in constant
+ * memory (a soak run makes millions of calls; keeping every latency would grow the very heap it
+ * measures), per-status counters, and the median and formatting the bench reports with.
  */
 
 /** One finished call as the load driver saw it. */
@@ -36,20 +37,54 @@ const GROWTH = 1.01;
 const FLOOR_MS = 0.01;
 const BUCKETS = Math.ceil(Math.log(600_000 / FLOOR_MS) / Math.log(GROWTH)) + 1;
 
-export class LoadStats {
+/** Latencies in ms, bucketed 1% wide: percentiles exact to about 1%, memory constant. */
+export class LatencyHistogram {
   private readonly histogram = new Uint32Array(BUCKETS);
-  private count = 0;
-  private max = 0;
+  count = 0;
+  max = 0;
+
+  add(ms: number): void {
+    this.count++;
+    this.max = Math.max(this.max, ms);
+    const bucket = ms <= FLOOR_MS ? 0 : Math.min(BUCKETS - 1, Math.ceil(Math.log(ms / FLOOR_MS) / Math.log(GROWTH)));
+    this.histogram[bucket]!++;
+  }
+
+  /** Upper edge of the bucket holding the p-th percentile (0 when empty). */
+  percentile(p: number): number {
+    if (this.count === 0) return 0;
+    const rank = Math.ceil((p / 100) * this.count);
+    let seen = 0;
+    for (let i = 0; i < BUCKETS; i++) {
+      seen += this.histogram[i]!;
+      if (seen >= rank) return Math.min(this.max, FLOOR_MS * GROWTH ** i);
+    }
+    return this.max;
+  }
+}
+
+/** Median of a few numbers (mean of the middle two when even); NaN when empty. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Fixed-width decimal formatting; "–" for NaN. */
+export function fmt(n: number, digits = 2): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : '–';
+}
+
+export class LoadStats {
+  private readonly latencies = new LatencyHistogram();
   private readonly status = new Map<string, number>();
   private readonly codes = new Map<string, number>();
   private readonly labels = new Map<string, Map<string, number>>();
   private readonly transport = new Map<string, number>();
 
   add(r: CallResult): void {
-    this.count++;
-    this.max = Math.max(this.max, r.ms);
-    const bucket = r.ms <= FLOOR_MS ? 0 : Math.min(BUCKETS - 1, Math.ceil(Math.log(r.ms / FLOOR_MS) / Math.log(GROWTH)));
-    this.histogram[bucket]!++;
+    this.latencies.add(r.ms);
     const status = r.status === 0 ? 'transport' : String(r.status);
     bump(this.status, status);
     if (r.code !== null) bump(this.codes, r.code);
@@ -61,29 +96,17 @@ export class LoadStats {
 
   summary(seconds: number): LoadSummary {
     return {
-      requests: this.count,
+      requests: this.latencies.count,
       seconds,
-      perSecond: seconds > 0 ? this.count / seconds : 0,
-      p50Ms: this.percentile(50),
-      p99Ms: this.percentile(99),
-      maxMs: this.max,
+      perSecond: seconds > 0 ? this.latencies.count / seconds : 0,
+      p50Ms: this.latencies.percentile(50),
+      p99Ms: this.latencies.percentile(99),
+      maxMs: this.latencies.max,
       byStatus: Object.fromEntries(this.status),
       byCode: Object.fromEntries(this.codes),
       byLabel: Object.fromEntries([...this.labels].map(([label, m]) => [label, Object.fromEntries(m)])),
       transportErrors: Object.fromEntries(this.transport),
     };
-  }
-
-  /** Upper edge of the bucket holding the p-th percentile. */
-  private percentile(p: number): number {
-    if (this.count === 0) return 0;
-    const rank = Math.ceil((p / 100) * this.count);
-    let seen = 0;
-    for (let i = 0; i < BUCKETS; i++) {
-      seen += this.histogram[i]!;
-      if (seen >= rank) return Math.min(this.max, FLOOR_MS * GROWTH ** i);
-    }
-    return this.max;
   }
 }
 

@@ -43,14 +43,27 @@ export interface QueryDeps {
   cache: ResultCache;
 }
 
+/** The statement a call runs and its bound values: parameters validated, caller SQL composed, max rows applied. */
+export interface BoundStatement {
+  sql: string;
+  params: (string | null)[];
+  /** Declared parameter → canonical value (the cache key's part). */
+  values: Readonly<Record<string, string | null>>;
+}
+
+/** Validate and bind; throws the 400s of bad parameters and refused caller SQL. */
+export function bindStatement(q: StoredQuery, raw: RawParams, callerSql: string | null): BoundStatement {
+  if (callerSql !== null && q.sandbox === null) throw new HttpError('sandbox_disabled');
+  const values = validateParams(q.params, raw);
+  const sql = callerSql === null || q.sandbox === null ? q.limitedSql : q.rowLimit.wrap(composeSandboxed(q.sandbox, callerSql));
+  return { sql, params: q.bindOrder.map((name) => values[name] ?? null), values };
+}
+
 export async function runQuery(deps: QueryDeps, call: QueryCall): Promise<QueryAnswer> {
   const q = call.query;
-  if (call.sql !== null && q.sandbox === null) throw new HttpError('sandbox_disabled');
-  const values = validateParams(q.params, call.raw);
-  const redact = redactionApplies(q.redactPii, call.redactHeader);
   // Validate and compose caller SQL before the cache: a rejected statement never costs a lookup.
-  const sql = call.sql === null || q.sandbox === null ? q.limitedSql : q.rowLimit.wrap(composeSandboxed(q.sandbox, call.sql));
-  const params = q.bindOrder.map((name) => values[name] ?? null);
+  const { sql, params, values } = bindStatement(q, call.raw, call.sql);
+  const redact = redactionApplies(q.redactPii, call.redactHeader);
   const errorContext = { callerSql: call.sql !== null, regexParam: q.regexParam };
 
   const load = async (signal?: AbortSignal): Promise<EncodedResult> => {

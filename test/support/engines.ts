@@ -8,7 +8,7 @@ import type { AdminExec, Engine } from '../../src/store/engine.ts';
 import { createPgEngine } from '../../src/store/pg-engine.ts';
 import { createPgliteEngine } from '../../src/store/pglite-engine.ts';
 import { applySchema } from '../../src/store/schema.ts';
-import { createDatabase, startPostgres, type PgServer } from './pg-server.ts';
+import { createDatabase, startPostgres, type PgServer } from '../../scripts/lib/pg-server.ts';
 
 export const SCHEMA = 'logs';
 

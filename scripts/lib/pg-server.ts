@@ -87,7 +87,7 @@ async function startThrowaway(): Promise<PgServer> {
     appendFileSync(
       join(dataDir, 'postgresql.conf'),
       [
-        '\n# test/support/pg-server.ts: throwaway test cluster, durability traded for speed',
+        '\n# scripts/lib/pg-server.ts: throwaway test cluster, durability traded for speed',
         "listen_addresses = '127.0.0.1'",
         `unix_socket_directories = '${root.replaceAll("'", "''")}'`,
         'fsync = off',

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the service against its physical floors, side by side, in one run (issue 7).
+ * `npm run bench`: the service against its physical floors, side by side, in one run .
  *
  * Starts a throwaway PostgreSQL (scripts/lib/pg-server.ts), seeds it in stages (10k, 100k, then
  * --rows edge rows over 7 days, other sources proportional), VACUUM ANALYZEs after each stage,
@@ -24,89 +24,22 @@ import { availableParallelism, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { readConfig } from '../src/ops/config.ts';
-import { demoRowCounts } from '../src/store/demo/demo-data.ts';
+import { readConfig, QUERIES_DIR, type Config } from '../src/ops/config.ts';
 import { TEXT_PARSERS } from '../src/query/encode.ts';
-import { sessionOptions } from '../src/store/pg-engine.ts';
-import { validateParams } from '../src/query/params.ts';
 import { loadRegistry, type StoredQuery } from '../src/query/registry.ts';
+import { bindStatement } from '../src/query/run-query.ts';
 import { loadSqlParser } from '../src/query/sandbox/sql-parser.ts';
-import { LOG_TABLES, applySchema } from '../src/store/schema.ts';
-import { QUERIES_DIR } from '../src/ops/config.ts';
-import { createDatabase, startPostgres } from './lib/pg-server.ts';
+import { demoRowCounts } from '../src/store/demo/demo-data.ts';
+import { sessionOptions } from '../src/store/pg-engine.ts';
+import { applySchema, LOG_TABLES } from '../src/store/schema.ts';
+import { parseArgs, type Args } from './bench/args.ts';
 import { REPO_ROOT, startNodeChild, type NodeChild } from './bench/child.ts';
-import { closedLoop, httpGet, keepAliveAgent, type Call, type RunResult } from './lib/load-driver.ts';
+import { measure, ownCpuMs, type MeasureOptions, type Summary, type Timing } from './bench/measure.ts';
+import { compact, rawHeader, renderTable, type Row } from './bench/report.ts';
 import { growDemoData } from './bench/seed-stages.ts';
-import { fmt, median } from './lib/load-stats.ts';
-
-// ------------------------------------------------------------------------------------ arguments
-
-const USAGE =
-  'usage: npm run bench -- [--rows N] [--runs R] [--seconds S] [--warmup S] [--only logs,cached,refresh,growth] [--explain] [--profile]';
-const PARTS = ['logs', 'cached', 'refresh', 'growth'] as const;
-type Part = (typeof PARTS)[number];
-
-interface Args {
-  rows: number;
-  runs: number;
-  seconds: number;
-  warmup: number;
-  only: Set<Part>;
-  explain: boolean;
-  profile: boolean;
-}
-
-function parseArgs(argv: string[]): Args {
-  const args: Args = { rows: 1_000_000, runs: 5, seconds: 3, warmup: 2, only: new Set(PARTS), explain: false, profile: false };
-  for (let i = 0; i < argv.length; i++) {
-    const [name, inline] = (argv[i] ?? '').split(/=(.*)/s, 2) as [string, string | undefined];
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new Error(`${name} needs a value\n${USAGE}`);
-      return v;
-    };
-    const number = (min: number) => {
-      const v = value();
-      const n = Number(v);
-      if (!Number.isFinite(n) || n < min) throw new Error(`${name} needs a number ≥ ${min}, got "${v}"\n${USAGE}`);
-      return n;
-    };
-    switch (name) {
-      case '--rows':
-        args.rows = Math.floor(number(1));
-        break;
-      case '--runs':
-        args.runs = Math.floor(number(1));
-        break;
-      case '--seconds':
-        args.seconds = number(0.1);
-        break;
-      case '--warmup':
-        args.warmup = number(0);
-        break;
-      case '--only': {
-        const parts = value().split(',').map((p) => p.trim());
-        for (const p of parts) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--only: unknown part "${p}"\n${USAGE}`);
-        args.only = new Set(parts as Part[]);
-        break;
-      }
-      case '--explain':
-        args.explain = true;
-        break;
-      case '--profile':
-        args.profile = true;
-        break;
-      case '-h':
-      case '--help':
-        console.log(USAGE);
-        process.exit(0);
-        break;
-      default:
-        throw new Error(`unknown argument "${argv[i]}"\n${USAGE}`);
-    }
-  }
-  return args;
-}
+import { httpGet, keepAliveAgent, type Call } from './lib/load-driver.ts';
+import { fmt } from './lib/load-stats.ts';
+import { createDatabase, startPostgres } from './lib/pg-server.ts';
 
 const args = parseArgs(process.argv.slice(2));
 
@@ -118,103 +51,7 @@ function startScriptNodeFlags(): string[] {
 }
 const serviceNodeFlags = startScriptNodeFlags();
 const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
-
-// ------------------------------------------------------------------------------------ measuring
-
-interface Summary {
-  p50: number;
-  p99: number;
-  rps: number;
-  /** Median CPU time per call of the process doing the side's work (ms), when known. */
-  cpuPerCall: number;
-  calls: number;
-  runs: number;
-  /** Failed calls (only with tolerateErrors) and the first error message. */
-  errors: number;
-  firstError?: string;
-}
-
-interface Side {
-  label: string;
-  call: Call;
-  /** Cumulative CPU ms of the process that serves this side (CPU per call is robust to a busy machine). */
-  cpuMs?: () => number;
-  /** Checked when a call fails, to say so when the service process died (something else may kill it). */
-  alive?: () => string | null;
-}
-
-interface MeasureOptions {
-  runs?: number;
-  /** Warm-up: timed (default) or this many calls; 0 skips it (already warm). */
-  warmupCalls?: number;
-  /** Each run lasts at least this many calls (slow statements), or exactly this many with maxCalls. */
-  minCalls?: number;
-  maxCalls?: number;
-  /** Count failed calls instead of stopping (a refresh may hit the statement timeout at c=32). */
-  tolerateErrors?: boolean;
-}
-
-function summarise(runs: { run: RunResult; cpu: number }[]): Summary {
-  const firstError = runs.find((r) => r.run.firstError !== undefined)?.run.firstError;
-  return {
-    errors: runs.reduce((n, r) => n + r.run.errors, 0),
-    ...(firstError === undefined ? {} : { firstError }),
-    p50: median(runs.map((r) => r.run.p50)),
-    p99: median(runs.map((r) => r.run.p99)),
-    rps: median(runs.map((r) => r.run.rps)),
-    cpuPerCall: median(runs.map((r) => r.cpu)),
-    calls: runs.reduce((n, r) => n + r.run.calls, 0),
-    runs: runs.length,
-  };
-}
-
-/**
- * Warm every side up, then run them in alternating order (ABBA…) so drift on a shared machine hits
- * all sides alike; each side's figures are medians over its runs. Any failed call stops the bench.
- */
-async function measure(sides: Side[], concurrency: number, opts: MeasureOptions = {}): Promise<Summary[]> {
-  const runs = opts.runs ?? args.runs;
-  const check = (side: Side, r: RunResult) => {
-    if (r.errors === 0 || opts.tolerateErrors) return;
-    const died = side.alive?.();
-    throw new Error(`${side.label}: ${r.errors} of ${r.calls + r.errors} calls failed (${r.firstError})${died ? `; the service process ${died}` : ''}`);
-  };
-  for (const side of sides) {
-    if (opts.warmupCalls === 0) continue;
-    const warm = opts.warmupCalls === undefined ? { concurrency, durationMs: args.warmup * 1000 } : { concurrency, durationMs: 0, minCalls: opts.warmupCalls, maxCalls: opts.warmupCalls };
-    check(side, await closedLoop(side.call, warm));
-  }
-  const results: { run: RunResult; cpu: number }[][] = sides.map(() => []);
-  for (let run = 0; run < runs; run++) {
-    const order = sides.map((_, i) => i);
-    if (run % 2 === 1) order.reverse();
-    for (const i of order) {
-      const side = sides[i]!;
-      const cpu0 = side.cpuMs?.() ?? Number.NaN;
-      const r = await closedLoop(side.call, {
-        concurrency,
-        durationMs: opts.maxCalls === undefined ? args.seconds * 1000 : 0,
-        ...(opts.minCalls === undefined ? {} : { minCalls: opts.minCalls }),
-        ...(opts.maxCalls === undefined ? {} : { minCalls: opts.maxCalls, maxCalls: opts.maxCalls }),
-      });
-      check(side, r);
-      results[i]!.push({ run: r, cpu: ((side.cpuMs?.() ?? Number.NaN) - cpu0) / r.calls });
-    }
-  }
-  const summaries = results.map(summarise);
-  summaries.forEach((s, i) => {
-    const cpu = Number.isFinite(s.cpuPerCall) ? `, ${fmt(s.cpuPerCall, 3)} ms CPU/call` : '';
-    const failed = s.errors > 0 ? `; ${s.errors} failed: ${s.firstError}` : '';
-    log(`  ${sides[i]!.label} c=${concurrency}: p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, ${fmt(s.rps, 0)} req/s${cpu} (${s.calls} calls in ${s.runs} runs${failed})`);
-  });
-  return summaries;
-}
-
-/** This process's CPU time in ms (the direct-pg floor runs here). */
-const ownCpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
+const timing: Timing = { runs: args.runs, seconds: args.seconds, warmup: args.warmup, log };
 
 // ------------------------------------------------------------------------------------ helpers
 
@@ -240,28 +77,237 @@ function cpuModel(): string {
   }
 }
 
-/** The statement and bound values endpoint.ts runs for `q` with these request parameters. */
+/** The statement and bound values the service runs for `q` with these request parameters (src's own binder). */
 function boundCall(q: StoredQuery, raw: Record<string, string>): { sql: string; params: (string | null)[] } {
-  const values = validateParams(q.params, new Map(Object.entries(raw).map(([k, v]) => [k, [v]])));
-  return { sql: q.limitedSql, params: q.bindOrder.map((name) => values[name] ?? null) };
+  return bindStatement(q, new Map(Object.entries(raw).map(([k, v]) => [k, [v]])), null);
 }
 
 const query = (path: string, params: Record<string, string>) => `${path}?${new URLSearchParams(params)}`;
 
-// ------------------------------------------------------------------------------------ the run
-
-interface Row {
-  part: string;
-  measurement: string;
-  rows: string;
-  conc: string;
-  service: Summary | null;
-  floorLabel: string;
-  floor: Summary | null;
-  result: string;
-  target: string;
-  met: boolean | null;
+function latestProfiles(): string[] {
+  const dir = join(REPO_ROOT, '.bench', 'profiles');
+  mkdirSync(dir, { recursive: true });
+  return readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort().slice(-2);
 }
+
+// ------------------------------------------------------------------------------------ the measurements
+
+/** What every measurement needs: the service, the direct-pg floor, the statements, and the table being built. */
+interface Bench {
+  args: Args;
+  config: Config;
+  service: NodeChild;
+  directPool: pg.Pool;
+  directCall: (c: { sql: string; params: (string | null)[] }) => Call;
+  logsBound: { sql: string; params: (string | null)[] };
+  logsParams: Record<string, string>;
+  apiCounts: StoredQuery;
+  headers: Record<string, string>;
+  tmp: string;
+  tableRows: Row[];
+  explains: string[];
+}
+
+/** 1 and 4: logs.all, service vs direct pg at one data size (c=1 at every stage; c=32 at the full size). */
+async function measureLogs(b: Bench, stage: number, growth: { rows: number; service: Summary; direct: Summary }[]): Promise<void> {
+  const { args, service: svc, directCall, logsBound, headers, tableRows } = b;
+  const logsUrl = `${svc.ready}${query('/api/endpoints/query/logs.all', b.logsParams)}`;
+  const isLast = stage === args.rows;
+  if (!(args.only.has('growth') || (isLast && args.only.has('logs')))) return;
+  for (const conc of isLast && args.only.has('logs') ? [1, 32] : [1]) {
+    log(`logs.all at ${stage.toLocaleString('en')} rows, concurrency ${conc}`);
+    const agent = keepAliveAgent(conc);
+    const [s, d] = await measure(timing,
+      [
+        { label: 'service', call: httpGet(agent, logsUrl, headers), cpuMs: svc.cpuMs, alive: svc.exited },
+        { label: 'direct pg', call: directCall(logsBound), cpuMs: ownCpuMs },
+      ],
+      conc,
+    );
+    agent.destroy();
+    if (conc === 1) growth.push({ rows: stage, service: s!, direct: d! });
+    if (isLast && args.only.has('logs')) {
+      const over = s!.p50 - d!.p50;
+      tableRows.push({
+        part: '1',
+        measurement: 'logs.all, uncached',
+        rows: compact(stage),
+        conc: String(conc),
+        service: s!,
+        floorLabel: 'direct pg',
+        floor: d!,
+        result: `p50 ${over >= 0 ? '+' : '−'}${fmt(Math.abs(over))} ms; ${fmt(s!.rps / d!.rps)}× req/s; CPU/call ${fmt(s!.cpuPerCall)} vs ${fmt(d!.cpuPerCall)} ms`,
+        target: 'p50 ≤ floor + 0.5 ms',
+        met: over <= 0.5,
+      });
+    }
+  }
+}
+
+/** 2: cached usage.api-counts, service vs a bare node:http server with the same bytes and headers. */
+async function measureCached(b: Bench): Promise<NodeChild | undefined> {
+  const { args, service: svc, headers, tmp, tableRows } = b;
+  let bare: NodeChild | undefined;
+  if (args.only.has('cached')) {
+    const cachedUrl = `${svc.ready}${query('/api/endpoints/query/usage.api-counts', { interval: 'daily', project: 'default' })}`;
+    const miss = await fetchRaw(cachedUrl, headers);
+    const hit = await fetchRaw(cachedUrl, headers);
+    if (miss.status !== 200 || hit.status !== 200 || !/\bhit\b/.test(rawHeader(hit.rawHeaders, 'cache-status') ?? '')) {
+      throw new Error(`usage.api-counts: expected a 200 miss then a 200 hit, got ${miss.status} then ${hit.status} (${rawHeader(hit.rawHeaders, 'cache-status')})`);
+    }
+    // Node adds Date, Connection and Keep-Alive itself, and Content-Length is recomputed.
+    const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+    const fixed: Record<string, string> = {};
+    for (let i = 0; i < hit.rawHeaders.length; i += 2) if (!skip.has(hit.rawHeaders[i]!.toLowerCase())) fixed[hit.rawHeaders[i]!] = hit.rawHeaders[i + 1]!;
+    const file = join(tmp, 'response.json');
+    writeFileSync(file, JSON.stringify({ status: 200, headers: fixed, bodyBase64: hit.body.toString('base64') }));
+    bare = await startNodeChild({ script: 'scripts/bench/bare-server.ts', args: [file], ready: /listening on (http:\/\/\S+)/ });
+    log(`bare node:http server pid ${bare.pid} at ${bare.ready}; cached body ${hit.body.length} bytes`);
+    for (const conc of [1, 32]) {
+      log(`cached usage.api-counts, concurrency ${conc}`);
+      const a1 = keepAliveAgent(conc);
+      const a2 = keepAliveAgent(conc);
+      const [s, b] = await measure(timing,
+        [
+          { label: 'service', call: httpGet(a1, cachedUrl, headers), cpuMs: svc.cpuMs, alive: svc.exited },
+          { label: 'bare node:http', call: httpGet(a2, `${bare.ready}${new URL(cachedUrl).pathname}${new URL(cachedUrl).search}`, headers), cpuMs: bare.cpuMs },
+        ],
+        conc,
+      );
+      a1.destroy();
+      a2.destroy();
+      const ratio = s!.rps / b!.rps;
+      tableRows.push({
+        part: '2',
+        measurement: `usage.api-counts, cached (${hit.body.length} B)`,
+        rows: compact(args.rows),
+        conc: String(conc),
+        service: s!,
+        floorLabel: 'bare node:http',
+        floor: b!,
+        result: `${fmt(ratio)}× req/s; CPU/call ${fmt(s!.cpuPerCall * 1000, 0)} vs ${fmt(b!.cpuPerCall * 1000, 0)} µs`,
+        target: '≥ 0.80× req/s',
+        met: ratio >= 0.8,
+      });
+    }
+  }
+  return bare;
+}
+
+/** 3: the usage.api-counts refresh itself, directly on PostgreSQL (and the EXPLAINs with --explain). */
+async function measureRefresh(b: Bench): Promise<void> {
+  const { args, config, directPool, directCall, logsBound, apiCounts, tableRows, explains } = b;
+  if (args.explain) {
+    const plan = await directPool.query({ text: `explain (analyze, buffers) ${logsBound.sql}`, values: logsBound.params });
+    explains.push(`logs.all, project=default, ${compact(args.rows)} edge rows:\n${plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')}`);
+  }
+  if (args.only.has('refresh') || args.explain) {
+    for (const interval of ['hourly', 'daily', 'minutely']) {
+      const bound = boundCall(apiCounts, { interval, project: 'default' });
+      if (args.explain) {
+        const plan = await directPool.query({ text: `explain (analyze, buffers) ${bound.sql}`, values: bound.params });
+        explains.push(`usage.api-counts refresh, interval=${interval}, ${compact(args.rows)} edge rows:\n${plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')}`);
+      }
+      if (!args.only.has('refresh')) continue;
+      // A refresh that takes seconds gets counted runs instead of timed ones: 3 runs of 3 calls at
+      // c=1, and one call per worker at c=32 (the cache itself never runs more than 2 at once).
+      const t0 = performance.now();
+      await directCall(bound)();
+      const slow = performance.now() - t0 > 500;
+      for (const conc of [1, 32]) {
+        log(`usage.api-counts refresh ${interval}, concurrency ${conc}${slow ? ' (slow: counted runs)' : ''}`);
+        const opts: MeasureOptions = !slow ? {} : conc === 1 ? { runs: 3, warmupCalls: 1, minCalls: 3 } : { runs: 1, warmupCalls: 0, maxCalls: conc, tolerateErrors: true };
+        const [r] = await measure(timing, [{ label: `refresh ${interval}`, call: directCall(bound) }], conc, opts);
+        tableRows.push({
+          part: '3',
+          measurement: `usage.api-counts refresh, ${interval}`,
+          rows: compact(args.rows),
+          conc: String(conc),
+          service: null,
+          floorLabel: 'direct pg',
+          floor: r!,
+          result:
+            conc === 1
+              ? `${fmt(r!.p50, 1)} ms per refresh`
+              : `${fmt(r!.rps, 1)} refreshes/s${slow ? ` (one call per worker; ${config.poolMax} run at once)` : ''}` +
+                (r!.errors > 0 ? `; **${r!.errors} of ${r!.errors + r!.calls} failed: ${r!.firstError}**` : ''),
+          target: interval === 'daily' ? 'as fast as schema and SQL allow' : '–',
+          met: null,
+        });
+      }
+    }
+  }
+}
+
+/** 4: how logs.all grows with the data. */
+function growthRows(b: Bench, growth: { rows: number; service: Summary; direct: Summary }[]): void {
+  const { args, tableRows } = b;
+  if (args.only.has('growth')) {
+    const base = growth[0];
+    for (const g of growth) {
+      const ratio = base ? g.service.p50 / base.service.p50 : Number.NaN;
+      const isLast = g === growth.at(-1) && growth.length > 1;
+      tableRows.push({
+        part: '4',
+        measurement: 'logs.all p50 vs data size',
+        rows: compact(g.rows),
+        conc: '1',
+        service: g.service,
+        floorLabel: 'direct pg',
+        floor: g.direct,
+        result: `${fmt(ratio)}× the ${compact(base?.rows ?? 0)} p50 (direct pg ${fmt(base ? g.direct.p50 / base.direct.p50 : Number.NaN)}×)`,
+        target: isLast ? '≤ 1.50×' : '–',
+        met: isLast ? ratio <= 1.5 : null,
+      });
+    }
+  }
+}
+
+/** 5: peak RSS of the service process over the whole run. */
+function rssRow(b: Bench): void {
+  const { args, service: svc, tableRows } = b;
+  const mem = svc.memory();
+  tableRows.push({
+    part: '5',
+    measurement: 'service peak RSS (VmHWM)',
+    rows: compact(args.rows),
+    conc: '–',
+    service: null,
+    floorLabel: '–',
+    floor: null,
+    result: `${fmt(mem.peakMb, 1)} MB (now ${fmt(mem.rssMb, 1)} MB)`,
+    target: '< 150 MB',
+    met: mem.peakMb < 150,
+  });
+}
+
+/** The table and the conditions it was measured under. */
+function report(b: Bench, pgVersion: string, load0: number, started: number): void {
+  const { args, config, tableRows, explains } = b;
+  const counts = demoRowCounts(args.rows);
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const minutes = (performance.now() - started) / 60_000;
+  console.log(renderTable(tableRows));
+  console.log('');
+  console.log(
+    `Service: \`node ${[...serviceNodeFlags, '--import tsx src/main.ts'].join(' ')}\` (as npm start), pg engine, pool ${config.poolMax}. ` +
+      `Machine: ${availableParallelism()} CPUs (${cpuModel()}), ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, PostgreSQL ${pgVersion}` +
+      ` (throwaway cluster, default settings, autovacuum off, fsync off); load average ${fmt(load0)} at start, ${fmt(loadavg()[0]!)} at end.`,
+  );
+  console.log(
+    `Data: ${args.rows.toLocaleString('en')} edge rows (${total.toLocaleString('en')} rows in 9 tables) over 7 days. ` +
+      `Each figure: median of ${args.runs} alternating runs of ${args.seconds} s after ${args.warmup} s warm-up; a refresh slower than 0.5 s: 3 runs of 3 calls at c=1, one call per worker at c=32. ` +
+      'CPU/call: CPU time of the serving process (service, bare server, or this process for direct pg) per call, from /proc; unlike latency it barely depends on what else the machine runs.',
+  );
+  console.log(
+    'The load generator (closed loop, keep-alive node:http Agent) and the direct-pg floor run in the benchmark process; the service and the bare ' +
+      'node:http server are separate processes. All of them and PostgreSQL share the same CPUs, so at concurrency 32 the load generator competes with what it measures.',
+  );
+  console.log(`Total run time ${fmt(minutes, 1)} min.`);
+  for (const e of explains) console.log(`\n\`\`\`\n${e}\n\`\`\``);
+}
+
+// ------------------------------------------------------------------------------------ the run
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -271,7 +317,6 @@ async function main(): Promise<void> {
   const apiCounts = registry.lookup('usage.api-counts')!;
   const config = readConfig({ DATABASE_URL: 'postgres://unused', ACCESS_TOKENS: token });
   const stages = [10_000, 100_000].filter((n) => n < args.rows).concat(args.rows);
-  const tableRows: Row[] = [];
   const load0 = loadavg()[0]!;
 
   log(`starting a throwaway PostgreSQL`);
@@ -312,6 +357,7 @@ async function main(): Promise<void> {
     const now = new Date();
     let seeded = 0;
     const growth: { rows: number; service: Summary; direct: Summary }[] = [];
+    let b: Bench | undefined;
 
     for (const stage of stages) {
       const t0 = performance.now();
@@ -336,194 +382,21 @@ async function main(): Promise<void> {
         if (sample.status !== 200 || served.length !== rows.length || served[0]?.id !== rows[0]?.id) {
           throw new Error(`logs.all: the service (${sample.status}, ${served.length} rows) and direct pg (${rows.length} rows) disagree`);
         }
+        b = { args, config, service, directPool, directCall, logsBound, logsParams, apiCounts, headers, tmp, tableRows: [], explains: [] };
       }
-      const svc = service;
-      const logsUrl = `${svc.ready}${query('/api/endpoints/query/logs.all', logsParams)}`;
-      const isLast = stage === args.rows;
-
-      // 1 and 4: logs.all, service vs direct pg (c=1 at every stage; c=32 at the full size).
-      if (args.only.has('growth') || (isLast && args.only.has('logs'))) {
-        for (const conc of isLast && args.only.has('logs') ? [1, 32] : [1]) {
-          log(`logs.all at ${stage.toLocaleString('en')} rows, concurrency ${conc}`);
-          const agent = keepAliveAgent(conc);
-          const [s, d] = await measure(
-            [
-              { label: 'service', call: httpGet(agent, logsUrl, headers), cpuMs: svc.cpuMs, alive: svc.exited },
-              { label: 'direct pg', call: directCall(logsBound), cpuMs: ownCpuMs },
-            ],
-            conc,
-          );
-          agent.destroy();
-          if (conc === 1) growth.push({ rows: stage, service: s!, direct: d! });
-          if (isLast && args.only.has('logs')) {
-            const over = s!.p50 - d!.p50;
-            tableRows.push({
-              part: '1',
-              measurement: 'logs.all, uncached',
-              rows: compact(stage),
-              conc: String(conc),
-              service: s!,
-              floorLabel: 'direct pg',
-              floor: d!,
-              result: `p50 ${over >= 0 ? '+' : '−'}${fmt(Math.abs(over))} ms; ${fmt(s!.rps / d!.rps)}× req/s; CPU/call ${fmt(s!.cpuPerCall)} vs ${fmt(d!.cpuPerCall)} ms`,
-              target: 'p50 ≤ floor + 0.5 ms',
-              met: over <= 0.5,
-            });
-          }
-        }
-      }
+      await measureLogs(b!, stage, growth);
     }
 
-    const svc = service!;
-    // 2: cached usage.api-counts, service vs a bare node:http server with the same bytes and headers.
-    if (args.only.has('cached')) {
-      const cachedUrl = `${svc.ready}${query('/api/endpoints/query/usage.api-counts', { interval: 'daily', project: 'default' })}`;
-      const miss = await fetchRaw(cachedUrl, headers);
-      const hit = await fetchRaw(cachedUrl, headers);
-      if (miss.status !== 200 || hit.status !== 200 || !/\bhit\b/.test(rawHeader(hit.rawHeaders, 'cache-status') ?? '')) {
-        throw new Error(`usage.api-counts: expected a 200 miss then a 200 hit, got ${miss.status} then ${hit.status} (${rawHeader(hit.rawHeaders, 'cache-status')})`);
-      }
-      // Node adds Date, Connection and Keep-Alive itself, and Content-Length is recomputed.
-      const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-      const fixed: Record<string, string> = {};
-      for (let i = 0; i < hit.rawHeaders.length; i += 2) if (!skip.has(hit.rawHeaders[i]!.toLowerCase())) fixed[hit.rawHeaders[i]!] = hit.rawHeaders[i + 1]!;
-      const file = join(tmp, 'response.json');
-      writeFileSync(file, JSON.stringify({ status: 200, headers: fixed, bodyBase64: hit.body.toString('base64') }));
-      bare = await startNodeChild({ script: 'scripts/bench/bare-server.ts', args: [file], ready: /listening on (http:\/\/\S+)/ });
-      log(`bare node:http server pid ${bare.pid} at ${bare.ready}; cached body ${hit.body.length} bytes`);
-      for (const conc of [1, 32]) {
-        log(`cached usage.api-counts, concurrency ${conc}`);
-        const a1 = keepAliveAgent(conc);
-        const a2 = keepAliveAgent(conc);
-        const [s, b] = await measure(
-          [
-            { label: 'service', call: httpGet(a1, cachedUrl, headers), cpuMs: svc.cpuMs, alive: svc.exited },
-            { label: 'bare node:http', call: httpGet(a2, `${bare.ready}${new URL(cachedUrl).pathname}${new URL(cachedUrl).search}`, headers), cpuMs: bare.cpuMs },
-          ],
-          conc,
-        );
-        a1.destroy();
-        a2.destroy();
-        const ratio = s!.rps / b!.rps;
-        tableRows.push({
-          part: '2',
-          measurement: `usage.api-counts, cached (${hit.body.length} B)`,
-          rows: compact(args.rows),
-          conc: String(conc),
-          service: s!,
-          floorLabel: 'bare node:http',
-          floor: b!,
-          result: `${fmt(ratio)}× req/s; CPU/call ${fmt(s!.cpuPerCall * 1000, 0)} vs ${fmt(b!.cpuPerCall * 1000, 0)} µs`,
-          target: '≥ 0.80× req/s',
-          met: ratio >= 0.8,
-        });
-      }
-    }
-
-    // 3: the usage.api-counts refresh itself, directly on PostgreSQL.
-    const explains: string[] = [];
-    if (args.explain) {
-      const plan = await directPool.query({ text: `explain (analyze, buffers) ${logsBound.sql}`, values: logsBound.params });
-      explains.push(`logs.all, project=default, ${compact(args.rows)} edge rows:\n${plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')}`);
-    }
-    if (args.only.has('refresh') || args.explain) {
-      for (const interval of ['hourly', 'daily', 'minutely']) {
-        const bound = boundCall(apiCounts, { interval, project: 'default' });
-        if (args.explain) {
-          const plan = await directPool.query({ text: `explain (analyze, buffers) ${bound.sql}`, values: bound.params });
-          explains.push(`usage.api-counts refresh, interval=${interval}, ${compact(args.rows)} edge rows:\n${plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')}`);
-        }
-        if (!args.only.has('refresh')) continue;
-        // A refresh that takes seconds gets counted runs instead of timed ones: 3 runs of 3 calls at
-        // c=1, and one call per worker at c=32 (the cache itself never runs more than 2 at once).
-        const t0 = performance.now();
-        await directCall(bound)();
-        const slow = performance.now() - t0 > 500;
-        for (const conc of [1, 32]) {
-          log(`usage.api-counts refresh ${interval}, concurrency ${conc}${slow ? ' (slow: counted runs)' : ''}`);
-          const opts: MeasureOptions = !slow ? {} : conc === 1 ? { runs: 3, warmupCalls: 1, minCalls: 3 } : { runs: 1, warmupCalls: 0, maxCalls: conc, tolerateErrors: true };
-          const [r] = await measure([{ label: `refresh ${interval}`, call: directCall(bound) }], conc, opts);
-          tableRows.push({
-            part: '3',
-            measurement: `usage.api-counts refresh, ${interval}`,
-            rows: compact(args.rows),
-            conc: String(conc),
-            service: null,
-            floorLabel: 'direct pg',
-            floor: r!,
-            result:
-              conc === 1
-                ? `${fmt(r!.p50, 1)} ms per refresh`
-                : `${fmt(r!.rps, 1)} refreshes/s${slow ? ` (one call per worker; ${config.poolMax} run at once)` : ''}` +
-                  (r!.errors > 0 ? `; **${r!.errors} of ${r!.errors + r!.calls} failed: ${r!.firstError}**` : ''),
-            target: interval === 'daily' ? 'as fast as schema and SQL allow' : '–',
-            met: null,
-          });
-        }
-      }
-    }
-
-    // 4: how logs.all grows with the data.
-    if (args.only.has('growth')) {
-      const base = growth[0];
-      for (const g of growth) {
-        const ratio = base ? g.service.p50 / base.service.p50 : Number.NaN;
-        const isLast = g === growth.at(-1) && growth.length > 1;
-        tableRows.push({
-          part: '4',
-          measurement: 'logs.all p50 vs data size',
-          rows: compact(g.rows),
-          conc: '1',
-          service: g.service,
-          floorLabel: 'direct pg',
-          floor: g.direct,
-          result: `${fmt(ratio)}× the ${compact(base?.rows ?? 0)} p50 (direct pg ${fmt(base ? g.direct.p50 / base.direct.p50 : Number.NaN)}×)`,
-          target: isLast ? '≤ 1.50×' : '–',
-          met: isLast ? ratio <= 1.5 : null,
-        });
-      }
-    }
-
-    // 5: peak RSS of the service process over the whole run.
-    const mem = svc.memory();
-    tableRows.push({
-      part: '5',
-      measurement: 'service peak RSS (VmHWM)',
-      rows: compact(args.rows),
-      conc: '–',
-      service: null,
-      floorLabel: '–',
-      floor: null,
-      result: `${fmt(mem.peakMb, 1)} MB (now ${fmt(mem.rssMb, 1)} MB)`,
-      target: '< 150 MB',
-      met: mem.peakMb < 150,
-    });
+    const bench = b!;
+    if (args.only.has('cached')) bare = await measureCached(bench);
+    await measureRefresh(bench);
+    if (args.only.has('growth')) growthRows(bench, growth);
+    rssRow(bench);
 
     await bare?.stop();
-    await svc.stop();
+    await bench.service.stop();
     if (args.profile) log(`CPU profile(s) in .bench/profiles: ${latestProfiles().join(', ')}`);
-
-    const counts = demoRowCounts(args.rows);
-    const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    const minutes = (performance.now() - started) / 60_000;
-    console.log(renderTable(tableRows));
-    console.log('');
-    console.log(
-      `Service: \`node ${[...serviceNodeFlags, '--import tsx src/main.ts'].join(' ')}\` (as npm start), pg engine, pool ${config.poolMax}. ` +
-        `Machine: ${availableParallelism()} CPUs (${cpuModel()}), ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, PostgreSQL ${pgVersion}` +
-        ` (throwaway cluster, default settings, autovacuum off, fsync off); load average ${fmt(load0)} at start, ${fmt(loadavg()[0]!)} at end.`,
-    );
-    console.log(
-      `Data: ${args.rows.toLocaleString('en')} edge rows (${total.toLocaleString('en')} rows in 9 tables) over 7 days. ` +
-        `Each figure: median of ${args.runs} alternating runs of ${args.seconds} s after ${args.warmup} s warm-up; a refresh slower than 0.5 s: 3 runs of 3 calls at c=1, one call per worker at c=32. ` +
-        'CPU/call: CPU time of the serving process (service, bare server, or this process for direct pg) per call, from /proc; unlike latency it barely depends on what else the machine runs.',
-    );
-    console.log(
-      'The load generator (closed loop, keep-alive node:http Agent) and the direct-pg floor run in the benchmark process; the service and the bare ' +
-        'node:http server are separate processes. All of them and PostgreSQL share the same CPUs, so at concurrency 32 the load generator competes with what it measures.',
-    );
-    console.log(`Total run time ${fmt(minutes, 1)} min.`);
-    for (const e of explains) console.log(`\n\`\`\`\n${e}\n\`\`\``);
+    report(bench, pgVersion, load0, started);
   } finally {
     await bare?.stop().catch(() => {});
     await service?.stop().catch(() => {});
@@ -533,36 +406,6 @@ async function main(): Promise<void> {
     await server.destroy();
     rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-function rawHeader(raw: string[], name: string): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) return raw[i + 1];
-  return undefined;
-}
-
-function compact(n: number): string {
-  if (n >= 1_000_000 && n % 1_000_000 === 0) return `${n / 1_000_000}M`;
-  if (n >= 1000 && n % 1000 === 0) return `${n / 1000}k`;
-  return n.toLocaleString('en');
-}
-
-function latestProfiles(): string[] {
-  const dir = join(REPO_ROOT, '.bench', 'profiles');
-  mkdirSync(dir, { recursive: true });
-  return readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort().slice(-2);
-}
-
-function renderTable(rows: Row[]): string {
-  const cell = (s: Summary | null) => (s === null ? ['–', '–', '–'] : [fmt(s.p50), fmt(s.p99), fmt(s.rps, s.rps < 10 ? 1 : 0)]);
-  const lines = [
-    '| # | measurement | edge rows | conc | p50 ms | p99 ms | req/s | floor | floor p50 ms | floor p99 ms | floor req/s | result | target | met |',
-    '|---|---|--:|--:|--:|--:|--:|---|--:|--:|--:|---|---|---|',
-  ];
-  for (const r of rows) {
-    const mark = r.met === null ? '–' : r.met ? 'yes' : '**no**';
-    lines.push(`| ${r.part} | ${r.measurement} | ${r.rows} | ${r.conc} | ${cell(r.service).join(' | ')} | ${r.floorLabel} | ${cell(r.floor).join(' | ')} | ${r.result} | ${r.target} | ${mark} |`);
-  }
-  return lines.join('\n');
 }
 
 main().catch((err: unknown) => {

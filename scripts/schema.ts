@@ -1,6 +1,6 @@
 /**
  * `npm run schema`: apply sql/schema.sql to the PostgreSQL at DATABASE_URL, in schema LOG_SCHEMA
- * (default `logs`). Idempotent. The service itself never runs DDL against DATABASE_URL (DESIGN 1).
+ * (default `logs`). Idempotent. The service itself never runs DDL against DATABASE_URL (docs/log-store.md).
  */
 import pg from 'pg';
 import { LOG_TABLES, applySchema } from '../src/store/schema.ts';

@@ -1,4 +1,4 @@
--- Log store schema (DESIGN 2). Idempotent: safe to apply again.
+-- Log store schema (docs/log-store.md). Idempotent: safe to apply again.
 -- Unqualified names: the applier (src/schema.ts) creates the schema named by LOG_SCHEMA and sets
 -- search_path to it first, so the same file serves any schema name.
 

@@ -1,5 +1,5 @@
 /**
- * Every error the service answers with, declared once (DESIGN 3): stable code → HTTP status and
+ * Every error the service answers with, declared once (docs/http-api.md): stable code → HTTP status and
  * the generic message used when no specific one is given.
  */
 export const ERRORS = {
@@ -25,7 +25,7 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
-/** An error that maps to a DESIGN error body; anything else thrown becomes `internal`. */
+/** An error that maps to the error envelope; anything else thrown becomes `internal`. */
 export class HttpError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -41,7 +41,7 @@ export class HttpError extends Error {
     this.headers = options.headers ?? {};
   }
 
-  /** The JSON error envelope of DESIGN 3. */
+  /** The JSON error envelope (docs/http-api.md). */
   toBody(): { error: { code: ErrorCode; message: string; param?: string } } {
     const error: { code: ErrorCode; message: string; param?: string } = { code: this.code, message: this.message };
     if (this.param !== undefined) error.param = this.param;

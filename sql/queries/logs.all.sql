@@ -1,4 +1,4 @@
--- logs.all: log rows of one project within an optional time range (SPEC 2.5).
+-- logs.all: log rows of one project within an optional time range (docs/stored-queries.md).
 -- Nine sources, one CTE each, named after the table it reads. Inside its own body a CTE's name
 -- still means the table (a non-recursive CTE cannot see itself); everywhere after, it means the
 -- filtered CTE, which is what sandboxed caller SQL reads.
@@ -86,7 +86,7 @@ pgbouncer_logs as (
     and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
   order by t.timestamp desc
 )
--- The edge_logs CTE is already newest first (SPEC 2.5.3) and the final selection takes its first
+-- The edge_logs CTE is already newest first (docs/stored-queries.md) and the final selection takes its first
 -- 100 rows (2.5.4). No second ORDER BY here: with one, PostgreSQL plans the CTE for full retrieval
 -- (a subquery under an outer sort is not told about the LIMIT), and on small or mid-sized tables
 -- picks a seq scan plus sort of every row of the project (15-20 ms at 10k rows) over the

@@ -1,4 +1,4 @@
--- usage.api-counts: requests per bucket to four API areas for one project (SPEC 2.6).
+-- usage.api-counts: requests per bucket to four API areas for one project (docs/stored-queries.md).
 -- The window is anchored at now(): one value per statement, so every row sees the same start.
 -- date_trunc's third argument pins buckets to UTC whatever the session time zone.
 -- count(*) filter (...) is never null, so the sums need no coalesce.

@@ -1,5 +1,5 @@
 /**
- * How database values become JSON values (DESIGN 3), shared by both engines so they answer
+ * How database values become JSON values (docs/http-api.md), shared by both engines so they answer
  * byte-for-byte alike. Parsers receive PostgreSQL's text output; the session runs with
  * TimeZone=UTC, so timestamptz text always ends in +00.
  */

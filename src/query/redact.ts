@@ -1,5 +1,5 @@
 /**
- * PII redaction (DESIGN 6): IPv4 addresses, IPv6 addresses and e-mail addresses inside string
+ * PII redaction (docs/redaction.md): IPv4 addresses, IPv6 addresses and e-mail addresses inside string
  * values become `REDACTED`. It is pattern-based, so on a shape that could be either an address or
  * something else it redacts (a look-alike lost is cheaper than an address leaked), except for the
  * shapes below, which test/redact.test.ts pins:
@@ -13,7 +13,7 @@
  *   `%zone`, and `[addr]` / `[addr]:port` where the brackets and port go too. The candidate must
  *   contain a decimal digit, so code scopes made of hex letters (`a::b`, `dead::beef`) stay; real
  *   addresses practically always have one (`fe80::`, `::1`, `2001:db8::`).
- * - MAC addresses are not redacted: DESIGN 6 names IPs and e-mails only, and their 6 groups can
+ * - MAC addresses are not redacted: docs/redaction.md names IPs and e-mails only, and their 6 groups can
  *   never be a valid IPv6 (8 groups or `::` needed). An 8-group colon-hex string (EUI-64, an 8-byte
  *   hex dump) is a valid full-form IPv6 and is redacted.
  * - E-mail: RFC 5322 dot-atom local part, `@`, dotted domain ending in a 2+ letter TLD. ASCII only;

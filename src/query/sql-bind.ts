@@ -1,5 +1,5 @@
 /**
- * The `@name` → `$n` binder (DESIGN 3). A single linear scan that follows PostgreSQL's lexer just
+ * The `@name` → `$n` binder (docs/http-api.md). A single linear scan that follows PostgreSQL's lexer just
  * far enough to know which characters are plain SQL code: string literals, quoted identifiers,
  * dollar quotes and comments are skipped whole, so an `@x` inside them is never touched. Values
  * never enter SQL text; this only renames placeholders.

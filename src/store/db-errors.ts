@@ -16,7 +16,7 @@ const CONNECTION_MESSAGES =
 
 const RETRY_AFTER_SECONDS = '2';
 
-/** Map an error thrown by an engine to the HttpError of DESIGN 3; unknown errors are returned as `internal`. */
+/** Map an error thrown by an engine to the HttpError of src/errors.ts; unknown errors are returned as `internal`. */
 export function mapDbError(err: unknown, ctx: DbErrorContext): HttpError {
   if (err instanceof HttpError) return err;
   const e = (err ?? {}) as { code?: unknown; message?: unknown };

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { AdminExec } from './engine.ts';
 
-/** The nine log-source tables of DESIGN 2, in the order SPEC 2.5 lists the sources. */
+/** The nine log-source tables (docs/log-store.md), in the order logs.all defines its CTEs. */
 export const LOG_TABLES = [
   'edge_logs',
   'postgres_logs',

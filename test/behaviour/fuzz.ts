@@ -1,6 +1,6 @@
 /**
  * Seeded fuzzing over raw sockets: thousands of hostile requests, and every answer must be a
- * success, a 304, or a client error carrying the DESIGN error envelope (503/504 only when the
+ * success, a 304, or a client error carrying the error envelope (503/504 only when the
  * database is the cause), never a 500, never silence; the server still answers afterwards.
  * Repeat a failing run with FUZZ_SEED=<seed>; FUZZ_REQUESTS changes the count (default 2000).
  */

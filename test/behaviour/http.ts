@@ -329,7 +329,7 @@ export function httpBehaviour(factory: EngineFactory): void {
 
       test('hostile statements are all rejected with invalid_sql and the database is unchanged', async () => {
         const before = await snapshot();
-        // Over HTTP an empty or blank sql counts as absent (DESIGN 3) and runs the stored statement.
+        // Over HTTP an empty or blank sql counts as absent (docs/http-api.md) and runs the stored statement.
         const hostile = REJECTED.filter(([, sql]) => sql.trim() !== '');
         assert.ok(hostile.length >= 40);
         for (const [label, sql] of hostile) {

@@ -63,7 +63,7 @@ describe('generateDemoLogs', () => {
     }
   });
 
-  test('the project sits where SPEC 2.5 looks for it, per source', () => {
+  test('the project sits where logs.all looks for it (docs/log-store.md), per source', () => {
     const projects = new Set(DEMO_PROJECTS);
     for (const table of LOG_TABLES) {
       const rows = meta(table);

@@ -4,7 +4,7 @@ import { REDACTED, redactRows, redactString, redactValue } from '../../src/query
 
 const R = REDACTED;
 
-// Every address shape DESIGN 6 names, alone and in the places logs put them.
+// Every address shape docs/redaction.md names, alone and in the places logs put them.
 const POSITIVE: { input: string; expected: string }[] = [
   // IPv4
   { input: '1.2.3.4', expected: R },

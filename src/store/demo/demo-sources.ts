@@ -151,7 +151,7 @@ const ROUTES: Route[] = weightedPool<Route>([
   [{ path: '/rest/v1/profiles', search: ['?select=id,username,avatar_url', '?select=*&email=eq.{email}', '?id=eq.{n}'], methods: ['GET', 'GET', 'PATCH'] }, 8],
   [{ path: '/rest/v1/orders', search: ['?select=*,order_items(*)', '?status=eq.pending&limit=50'], methods: ['GET', 'POST'] }, 5],
   [{ path: '/rest/v1/rpc/search_products', search: [''], methods: ['POST'] }, 3],
-  // Counts as both /rest and /auth: SPEC 2.6 counts each area independently.
+  // Counts as both /rest and /auth: usage.api-counts counts each area independently (docs/stored-queries.md).
   [{ path: '/rest/v1/rpc/auth_audit', search: [''], methods: ['POST'] }, 1],
   [{ path: '/rest/v1/', search: [''], methods: ['GET', 'OPTIONS'] }, 1],
   [{ path: '/storage/v1/object/public/avatars/user-{n}.png', search: [''], methods: ['GET'] }, 6],

@@ -1,0 +1,69 @@
+/** The bench's command line: which parts to run, how much data, how long each run lasts. */
+
+export const USAGE =
+  'usage: npm run bench -- [--rows N] [--runs R] [--seconds S] [--warmup S] [--only logs,cached,refresh,growth] [--explain] [--profile]';
+export const PARTS = ['logs', 'cached', 'refresh', 'growth'] as const;
+export type Part = (typeof PARTS)[number];
+
+export interface Args {
+  rows: number;
+  runs: number;
+  seconds: number;
+  warmup: number;
+  only: Set<Part>;
+  explain: boolean;
+  profile: boolean;
+}
+
+export function parseArgs(argv: string[]): Args {
+  const args: Args = { rows: 1_000_000, runs: 5, seconds: 3, warmup: 2, only: new Set(PARTS), explain: false, profile: false };
+  for (let i = 0; i < argv.length; i++) {
+    const [name, inline] = (argv[i] ?? '').split(/=(.*)/s, 2) as [string, string | undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${name} needs a value\n${USAGE}`);
+      return v;
+    };
+    const number = (min: number) => {
+      const v = value();
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < min) throw new Error(`${name} needs a number ≥ ${min}, got "${v}"\n${USAGE}`);
+      return n;
+    };
+    switch (name) {
+      case '--rows':
+        args.rows = Math.floor(number(1));
+        break;
+      case '--runs':
+        args.runs = Math.floor(number(1));
+        break;
+      case '--seconds':
+        args.seconds = number(0.1);
+        break;
+      case '--warmup':
+        args.warmup = number(0);
+        break;
+      case '--only': {
+        const parts = value().split(',').map((p) => p.trim());
+        for (const p of parts) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--only: unknown part "${p}"\n${USAGE}`);
+        args.only = new Set(parts as Part[]);
+        break;
+      }
+      case '--explain':
+        args.explain = true;
+        break;
+      case '--profile':
+        args.profile = true;
+        break;
+      case '-h':
+      case '--help':
+        console.log(USAGE);
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown argument "${argv[i]}"\n${USAGE}`);
+    }
+  }
+  return args;
+}
+

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { TEXT_PARSERS } from '../query/encode.ts';
 import type { Engine, QueryOptions, Row } from './engine.ts';
+import { sessionSettings } from './session-settings.ts';
 
 export interface PgEngineOptions {
   connectionString: string;
@@ -24,25 +25,13 @@ const types = {
   },
 };
 
-/**
- * Session settings sent in the startup packet, so every statement is a single round trip yet runs
- * in a read-only transaction, with a statement timeout, UTC output and a fixed search_path.
- * Values are validated identifiers and integers (config.ts), so no escaping is needed.
- */
+/** The session settings (session-settings.ts) as a startup-packet `options` string: one round trip per statement. */
 export function sessionOptions(schema: string, statementTimeoutMs: number): string {
-  return [
-    '-c default_transaction_read_only=on',
-    `-c statement_timeout=${statementTimeoutMs}`,
-    '-c TimeZone=UTC',
-    `-c search_path=${schema}`,
-    // A caller's sandboxed SQL may not hold locks or idle inside a transaction for long either.
-    `-c lock_timeout=${statementTimeoutMs}`,
-    `-c idle_in_transaction_session_timeout=${Math.max(statementTimeoutMs, 60_000)}`,
-  ].join(' ');
+  return sessionSettings(schema, statementTimeoutMs).map(([name, value]) => `-c ${name}=${value}`).join(' ');
 }
 
 /** The production engine: a `pg` pool against DATABASE_URL. Never writes. */
-export function createPgEngine(opts: PgEngineOptions): Engine & { pool: pg.Pool } {
+export function createPgEngine(opts: PgEngineOptions): Engine {
   const config: pg.PoolConfig = {
     connectionString: opts.connectionString,
     max: opts.poolMax,
@@ -108,7 +97,6 @@ export function createPgEngine(opts: PgEngineOptions): Engine & { pool: pg.Pool 
 
   return {
     name: 'pg',
-    pool,
     query,
     async ping() {
       await query('select 1', []);

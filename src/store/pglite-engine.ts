@@ -1,6 +1,8 @@
-import { PGlite } from '@electric-sql/pglite';
-import { TEXT_PARSERS } from '../query/encode.ts';
-import type { AdminExec, Engine, Row } from './engine.ts';
+import { Worker } from 'node:worker_threads';
+import { RawJson } from '../query/encode.ts';
+import type { AdminExec, Engine, QueryOptions, Row } from './engine.ts';
+import { sessionSettings } from './session-settings.ts';
+import type { Job, Reply, SerializedError, WorkerStart } from './pglite-worker.ts';
 
 export interface PgliteEngineOptions {
   /** Directory of the embedded store; in memory when null. */
@@ -9,45 +11,221 @@ export interface PgliteEngineOptions {
   statementTimeoutMs: number;
 }
 
+type JobBody = Job extends infer J ? (J extends { id: number } ? Omit<J, 'id'> : never) : never;
+
+interface Pending {
+  body: JobBody;
+  resolve(reply: Reply): void;
+  reject(err: Error): void;
+  signal: AbortSignal | undefined;
+  onAbort?: () => void;
+}
+
 /**
- * The embedded engine: PostgreSQL compiled to WASM, in this process. It runs the same SQL files.
- * One connection: PGlite serialises statements itself. Known limit: it has no timer interrupts, so
- * `statement_timeout` is set but cannot fire; the embedded store is for demos, development and
- * tests, and production runs on PostgreSQL through `pg`.
+ * The worker's entry. A worker does not inherit the main thread's module hooks, and the service
+ * runs its TypeScript through tsx (`node --import tsx`), so the worker registers tsx's hooks
+ * itself before importing pglite-worker.ts.
  */
-export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ engine: Engine; admin: AdminExec; db: PGlite }> {
-  const db = opts.dataDir === null ? new PGlite({ parsers: TEXT_PARSERS }) : new PGlite(opts.dataDir, { parsers: TEXT_PARSERS });
-  await db.waitReady;
-  // The same session settings the pg engine sends at connect time (pg-engine.ts sessionOptions).
-  await db.exec(
-    `set TimeZone = 'UTC'; set search_path = ${opts.schema}; set statement_timeout = ${opts.statementTimeoutMs};` +
-      ` set default_transaction_read_only = on;`,
-  );
+const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((api) => { api.register(); return import(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}); })`;
+
+/** An error the engine reports like PostgreSQL would, so db-errors.ts maps it the same way. */
+function pgError(message: string, code?: string, severity?: string): Error {
+  return Object.assign(new Error(message), code === undefined ? {} : { code }, severity === undefined ? {} : { severity });
+}
+
+/** How long a statement whose caller went away may still run before its worker is replaced. */
+const CANCEL_GRACE_MS = 500;
+
+const TIMEOUT = () => pgError('canceling statement due to statement timeout', '57014', 'ERROR');
+const CANCELLED = () => pgError('canceling statement due to user request', '57014', 'ERROR');
+
+/**
+ * The embedded engine: PostgreSQL compiled to WASM (PGlite), in a worker thread (pglite-worker.ts)
+ * so a statement never blocks the event loop. One statement runs at a time (PGlite has one
+ * session); the rest queue here. A statement past `statementTimeoutMs`, or whose caller went away,
+ * is answered at once (57014, as PostgreSQL would) and its worker is terminated and replaced: from
+ * DATA_DIR, or, in memory, from a snapshot of the store taken after the last write. Every
+ * statement of the request path is read-only, so that snapshot is always the current data.
+ * A caller who goes away gets its statement cancelled the same way, after CANCEL_GRACE_MS.
+ */
+export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ engine: Engine; admin: AdminExec }> {
+  const setup = sessionSettings(opts.schema, opts.statementTimeoutMs)
+    .map(([name, value]) => `set ${name} = '${value}';`)
+    .join(' ');
+  const queue: Pending[] = [];
+  let worker: Worker | null = null;
+  let ready = false;
+  let running: { pending: Pending; id: number; timer: NodeJS.Timeout | undefined } | null = null;
+  let nextId = 1;
   let closed = false;
+  // In memory: the store as of the last write, to restore a replaced worker from.
+  let snapshot: ArrayBuffer | null = null;
+  let dirty = false;
+  let starting: Promise<void> = Promise.resolve();
+
+  function spawn(): Promise<void> {
+    ready = false;
+    const start: WorkerStart = { dataDir: opts.dataDir, snapshot: opts.dataDir === null ? snapshot : null, setup };
+    const w = new Worker(WORKER_BOOT, { eval: true, workerData: start });
+    worker = w;
+    return new Promise<void>((resolve, reject) => {
+      w.on('message', (msg: Reply | { ready: true } | { failed: string }) => {
+        if (w !== worker) return;
+        if ('ready' in msg) {
+          ready = true;
+          resolve();
+          pump();
+        } else if ('failed' in msg) {
+          reject(new Error(`embedded database failed to start: ${msg.failed}`));
+        } else if (running !== null && msg.id === running.id) {
+          const { pending, timer } = running;
+          clearTimeout(timer);
+          running = null;
+          settle(pending, msg);
+          pump();
+        }
+      });
+      w.on('error', (err) => lost(w, err));
+      w.on('exit', (code) => lost(w, new Error(`exited with code ${code}`)));
+    });
+  }
+
+  /** The worker died on its own (not replaced by us): fail its statement, start another. */
+  function lost(w: Worker, err: Error): void {
+    if (w !== worker || closed) return;
+    const failure = pgError(`Connection terminated: the embedded database worker ${err.message}`);
+    if (running !== null) {
+      clearTimeout(running.timer);
+      running.pending.reject(failure);
+      running = null;
+    }
+    starting = spawn().catch(failAll);
+  }
+
+  function failAll(err: unknown): void {
+    const error = err instanceof Error ? err : new Error(String(err));
+    for (const p of queue.splice(0)) p.reject(error);
+  }
+
+  /** Terminate the busy worker and start a fresh one; the queue waits for it. */
+  function replace(): void {
+    const old = worker;
+    worker = null;
+    void old?.terminate();
+    starting = spawn().catch(failAll);
+  }
+
+  function settle(pending: Pending, reply: Reply): void {
+    if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
+    if (reply.ok) pending.resolve(reply);
+    else pending.reject(fromWorker(reply.error));
+  }
+
+  function pump(): void {
+    if (!ready || running !== null || worker === null) return;
+    let pending = queue.shift();
+    if (pending === undefined) return;
+    if (pending.body.kind === 'query' && dirty && opts.dataDir === null) {
+      // Take the snapshot first: if this statement has to be cut off, the replacement starts from it.
+      queue.unshift(pending);
+      dirty = false;
+      pending = {
+        body: { kind: 'dump' },
+        signal: undefined,
+        resolve: (reply) => {
+          if ('dump' in reply) snapshot = reply.dump;
+        },
+        reject: () => {
+          dirty = true;
+        },
+      };
+    }
+    const id = nextId++;
+    const current = pending;
+    const timer = current.body.kind === 'query'
+      ? setTimeout(() => {
+          if (running?.id !== id) return;
+          running = null;
+          current.reject(TIMEOUT());
+          replace();
+        }, opts.statementTimeoutMs)
+      : undefined;
+    running = { pending: current, id, timer };
+    if (current.body.kind === 'admin') dirty = true;
+    worker.postMessage({ ...current.body, id } as Job);
+  }
+
+  function submit(body: JobBody, signal?: AbortSignal): Promise<Reply> {
+    if (closed) return Promise.reject(pgError('Connection terminated: the embedded database is closed'));
+    if (signal?.aborted) return Promise.reject(CANCELLED());
+    return new Promise<Reply>((resolve, reject) => {
+      const pending: Pending = { body, resolve, reject, signal };
+      if (signal) {
+        pending.onAbort = () => {
+          const queued = queue.indexOf(pending);
+          if (queued !== -1) {
+            queue.splice(queued, 1);
+            reject(CANCELLED());
+          } else if (running?.pending === pending) {
+            // The caller went away mid-statement. PGlite cannot cancel it, so if it has not ended
+            // within CANCEL_GRACE_MS its worker goes; a short statement is cheaper to let finish
+            // than a worker is to replace (seconds of start-up that every queued call would wait).
+            reject(CANCELLED());
+            const id = running.id;
+            setTimeout(() => {
+              if (running?.id !== id) return;
+              clearTimeout(running.timer);
+              running = null;
+              replace();
+            }, CANCEL_GRACE_MS).unref();
+          }
+        };
+        signal.addEventListener('abort', pending.onAbort, { once: true });
+      }
+      queue.push(pending);
+      pump();
+    });
+  }
+
+  await spawn();
 
   const engine: Engine = {
     name: 'pglite',
-    async query(sql, params) {
-      if (closed) throw new Error('Connection terminated: the embedded database is closed');
-      const result = await db.query<Row>(sql, params as (string | null)[]);
-      return result.rows;
+    async query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
+      const reply = await submit({ kind: 'query', sql, params }, options.signal);
+      if (!('rows' in reply)) return [];
+      for (const name of reply.jsonb) {
+        for (const row of reply.rows) {
+          const v = row[name];
+          if (typeof v === 'string') row[name] = new RawJson(v);
+        }
+      }
+      return reply.rows;
     },
     async ping() {
       await engine.query('select 1', []);
     },
     async close() {
       if (closed) return;
+      await starting;
+      const w = worker;
+      const done = submit({ kind: 'close' }).catch(() => {});
       closed = true;
-      await db.close();
+      failAll(pgError('Connection terminated: the embedded database is closed'));
+      await done;
+      worker = null;
+      await w?.terminate();
     },
   };
 
-  // Writes (schema, demo data, test fixtures) opt out of the session's read-only default explicitly.
-  const admin: AdminExec = (sql, params) =>
-    db.transaction(async (tx) => {
-      await tx.exec('set transaction read write');
-      return params === undefined ? tx.exec(sql) : tx.query(sql, params as unknown[]);
-    });
+  const admin: AdminExec = async (sql, params) => {
+    const reply = await submit({ kind: 'admin', sql, params });
+    return 'rows' in reply ? { rows: reply.rows, affectedRows: reply.affectedRows } : {};
+  };
 
-  return { engine, admin, db };
+  return { engine, admin };
+}
+
+function fromWorker(e: SerializedError): Error {
+  return pgError(e.message, e.code, e.severity);
 }

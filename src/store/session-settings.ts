@@ -1,0 +1,22 @@
+/**
+ * The session settings every engine connection runs with, in one list: read-only transactions, a
+ * statement timeout, UTC output, a fixed search_path, and the settings the sandbox's parser assumes
+ * when it reads SQL text (standard_conforming_strings on, no backslash quotes, UTF-8). Pinned per
+ * session so a role or database default (`alter role … set standard_conforming_strings = off`)
+ * cannot make the server read a string differently from the validator.
+ * Values are validated identifiers and integers (config.ts), so no escaping is needed.
+ */
+export function sessionSettings(schema: string, statementTimeoutMs: number): readonly (readonly [string, string])[] {
+  return [
+    ['default_transaction_read_only', 'on'],
+    ['statement_timeout', String(statementTimeoutMs)],
+    ['TimeZone', 'UTC'],
+    ['search_path', schema],
+    // A caller's sandboxed SQL may not hold locks or idle inside a transaction for long either.
+    ['lock_timeout', String(statementTimeoutMs)],
+    ['idle_in_transaction_session_timeout', String(Math.max(statementTimeoutMs, 60_000))],
+    ['standard_conforming_strings', 'on'],
+    ['backslash_quote', 'off'],
+    ['client_encoding', 'UTF8'],
+  ];
+}

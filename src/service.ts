@@ -15,6 +15,7 @@ import { errorFields, type Logger } from './ops/logger.ts';
 import { Metrics } from './ops/metrics.ts';
 import { buildOpenApi } from './ops/openapi.ts';
 import { ResultCache } from './query/cache/result-cache.ts';
+import { StatementSlots } from './query/fairness.ts';
 import { loadRegistry, type Registry } from './query/registry.ts';
 import { loadSqlParser } from './query/sandbox/sql-parser.ts';
 import type { Engine } from './store/engine.ts';
@@ -64,7 +65,9 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   cache.startWarming();
   const drain = createDrain();
   const openapi = buildOpenApi(registry, packageVersion());
-  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi });
+  const slots = new StatementSlots(config.maxStatementsPerToken);
+  const { callerStatementTimeoutMs } = config;
+  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, slots, callerStatementTimeoutMs });
 
   let closing: Promise<void> | undefined;
   return {

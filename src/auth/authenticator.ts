@@ -8,6 +8,8 @@ import type { Registry, StoredQuery } from '../query/registry.ts';
 /** Who a valid token belongs to, as far as the request path cares: which stored queries it may call. */
 export interface Principal {
   mayCall(q: StoredQuery): boolean;
+  /** May call every stored query (and so read what names them all, such as /metrics). */
+  readonly unscoped: boolean;
 }
 
 /**
@@ -59,25 +61,25 @@ export function matchDigest(presented: string, digests: readonly Buffer[]): numb
   return found;
 }
 
-const EVERYTHING: Principal = Object.freeze({ mayCall: () => true });
-
 /**
  * Build the authenticator. Scopes name stored queries by name or id and are resolved against the
  * registry here, so a scope naming no stored query stops start-up instead of silently denying.
- * `metricsGrant` null leaves `/metrics` open.
+ * `/metrics` takes `metricsGrant` when there is one, else any unscoped access token: it names every
+ * stored query, so an unauthenticated (or scoped) caller learns nothing from it.
  */
 export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant: TokenGrant | null, registry: Registry): Authenticator {
   const metricsDigests = metricsGrant === null ? null : Object.freeze([metricsGrant.digest]);
   const digests = Object.freeze(grants.map((g) => g.digest));
   const principals = grants.map((g): Principal => {
-    if (g.scope === null) return EVERYTHING;
+    // One object per grant: it also identifies the token for per-token limits (run-query.ts).
+    if (g.scope === null) return Object.freeze({ mayCall: () => true, unscoped: true });
     const ids = new Set<string>();
     for (const entry of g.scope) {
       const q = registry.lookup(entry);
       if (q === undefined) throw new ConfigError(`${g.source}: no stored query named or with id "${entry}"`);
       ids.add(q.id);
     }
-    return Object.freeze({ mayCall: (q: StoredQuery) => ids.has(q.id) });
+    return Object.freeze({ mayCall: (q: StoredQuery) => ids.has(q.id), unscoped: false });
   });
   return Object.freeze({
     check(headers: IncomingHttpHeaders): Principal {
@@ -88,9 +90,15 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
       return principals[i]!;
     },
     checkMetrics(headers: IncomingHttpHeaders): void {
-      if (metricsDigests === null) return;
       const token = presentedToken(headers);
-      if (token === null || matchDigest(token, metricsDigests) === -1) throw unauthorized();
+      if (token === null) throw unauthorized();
+      if (metricsDigests !== null) {
+        if (matchDigest(token, metricsDigests) === -1) throw unauthorized();
+        return;
+      }
+      // Metrics name every stored query: only a token that may already call them all reads them.
+      const i = matchDigest(token, digests);
+      if (i === -1 || !principals[i]!.unscoped) throw unauthorized();
     },
   });
 }

@@ -4,6 +4,11 @@ import type { QueryAnswer } from '../query/run-query.ts';
 import { HttpError } from '../errors.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/**
+ * A client that does not read a large answer within this is cut off, so its unsent bytes are freed
+ * instead of pinned for as long as it keeps the socket open.
+ */
+export const WRITE_DEADLINE_MS = 30_000;
 /** RFC 9211 cache name in `Cache-Status`. */
 const CACHE_NAME = 'endpoints';
 
@@ -48,6 +53,15 @@ export function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: Qu
   out['Content-Length'] = result.body.length;
   res.writeHead(200, out);
   res.end(req.method === 'HEAD' ? undefined : result.body);
+  deadlineIfBuffered(res);
+}
+
+/** Only an answer the socket could not take at once (over its high-water mark) pays for a timer. */
+function deadlineIfBuffered(res: ServerResponse): void {
+  if (!res.writableNeedDrain) return;
+  const timer = setTimeout(() => res.destroy(), WRITE_DEADLINE_MS);
+  timer.unref();
+  res.once('close', () => clearTimeout(timer));
 }
 
 function cacheStatus(answer: QueryAnswer): string {

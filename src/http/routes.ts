@@ -10,6 +10,7 @@ import type { OpenApi } from '../ops/openapi.ts';
 import type { ResultCache } from '../query/cache/result-cache.ts';
 import { REDACT_HEADER } from '../query/redaction.ts';
 import type { Registry, StoredQuery } from '../query/registry.ts';
+import type { StatementSlots } from '../query/fairness.ts';
 import { runQuery } from '../query/run-query.ts';
 import { HttpError } from '../errors.ts';
 import { mapDbError } from '../store/db-errors.ts';
@@ -29,6 +30,8 @@ export interface RouteDeps {
   metrics: Metrics;
   drain: Drain;
   openapi: OpenApi;
+  slots: StatementSlots;
+  callerStatementTimeoutMs: number;
   /** Each stored query with its listing entry, built once. */
   listing: readonly { q: StoredQuery; listed: ListedQuery }[];
 }
@@ -78,6 +81,7 @@ async function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, se
     sql: input.sql,
     redactHeader: ctx.req.headers[REDACT_HEADER],
     clientGone: () => ctx.clientGone(),
+    owner: principal,
   });
   ctx.rows = answer.result.rows;
   ctx.cache = answer.cache;

@@ -10,10 +10,13 @@ export interface Config {
   logSchema: string;
   /** Accepted tokens with their scopes; empty when none is configured (embedded mode then generates one). */
   accessTokens: readonly TokenGrant[];
-  /** Token required by GET /metrics; null leaves it open. */
+  /** Token required by GET /metrics; null: any unscoped access token. */
   metricsToken: TokenGrant | null;
   dataDir: string | null;
   statementTimeoutMs: number;
+  callerStatementTimeoutMs: number;
+  maxStatementsPerToken: number;
+  maxResultBytes: number;
   cacheMaxEntries: number;
   cacheMaxBytes: number;
   corsOrigin: string;
@@ -66,10 +69,13 @@ export const SETTINGS = Object.freeze({
   LOG_SCHEMA: { default: 'logs', help: 'schema holding the log tables (lowercase identifier)' },
   ACCESS_TOKENS: { default: '–', help: 'comma-separated tokens (at least 16 characters each, or `sha256:<hex>`); each may call every stored query' },
   ACCESS_TOKENS_FILE: { default: '–', help: 'file of tokens, optionally hashed and scoped to stored queries ([format](#access-tokens-and-scopes))' },
-  METRICS_TOKEN: { default: '–', help: 'token `GET /metrics` requires (plain or `sha256:<hex>`); open when unset' },
+  METRICS_TOKEN: { default: '–', help: 'token `GET /metrics` requires (plain or `sha256:<hex>`); unset: any unscoped access token' },
   DATA_DIR: { default: '–', help: 'directory of the embedded store; in memory when unset' },
   SEED_ROWS: { default: '5000', range: [0, 10_000_000], help: 'edge rows of demo data written to an empty embedded store (others proportional)' },
-  STATEMENT_TIMEOUT_MS: { default: '15000', range: [1, 3_600_000], help: 'per statement, enforced by PostgreSQL' },
+  STATEMENT_TIMEOUT_MS: { default: '15000', range: [1, 3_600_000], help: 'per statement, enforced by PostgreSQL (the embedded engine: by replacing its worker)' },
+  CALLER_STATEMENT_TIMEOUT_MS: { default: '5000', range: [1, 3_600_000], help: 'statement timeout for calls with caller `sql` or a regular-expression parameter (at most `STATEMENT_TIMEOUT_MS`)' },
+  MAX_STATEMENTS_PER_TOKEN: { default: '4', range: [1, 10_000], help: 'statements one access token may have running at once (uncached calls, cache misses); one more is answered 429' },
+  MAX_RESULT_BYTES: { default: '16777216', range: [1024, 2 ** 31 - 1], help: 'largest result a call may produce (400 `result_too_large` beyond)' },
   POOL_MAX: { default: '10', range: [1, 1000], help: 'connections to `DATABASE_URL`' },
   POOL_MAX_WAITING: { default: '100', range: [0, 100_000], help: 'calls that may wait for a busy pool; one more is answered 503 at once (0: never wait)' },
   CONNECT_TIMEOUT_MS: { default: '2000', range: [1, 600_000], help: 'wait for a connection (new, or from a busy pool) before answering 503' },
@@ -136,6 +142,7 @@ export function readConfig(env: Env = process.env): Config {
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
   }
+  const statementTimeoutMs = int('STATEMENT_TIMEOUT_MS');
   const queriesDir = str('QUERIES_DIR') ?? QUERIES_DIR;
   if (!isDirectory(queriesDir)) throw new ConfigError(`QUERIES_DIR must be a directory of stored queries, got "${queriesDir}"`);
 
@@ -147,7 +154,10 @@ export function readConfig(env: Env = process.env): Config {
     accessTokens,
     metricsToken,
     dataDir: str('DATA_DIR') ?? null,
-    statementTimeoutMs: int('STATEMENT_TIMEOUT_MS'),
+    statementTimeoutMs,
+    callerStatementTimeoutMs: Math.min(int('CALLER_STATEMENT_TIMEOUT_MS'), statementTimeoutMs),
+    maxStatementsPerToken: int('MAX_STATEMENTS_PER_TOKEN'),
+    maxResultBytes: int('MAX_RESULT_BYTES'),
     cacheMaxEntries: int('CACHE_MAX_ENTRIES'),
     cacheMaxBytes: int('CACHE_MAX_BYTES'),
     corsOrigin: str('CORS_ORIGIN') ?? SETTINGS.CORS_ORIGIN.default,

@@ -176,9 +176,9 @@ function fixedPaths(): Json {
     '/metrics': {
       get: {
         operationId: 'metrics',
-        summary: 'Prometheus metrics (text format). Open unless the service sets METRICS_TOKEN, which is then sent like an access token.',
+        summary: 'Prometheus metrics (text format). Needs METRICS_TOKEN when the service sets one, else an access token that may call every stored query.',
         tags: ['service'],
-        security: [{}, { apiKey: [] }, { bearer: [] }],
+        security: [{ apiKey: [] }, { bearer: [] }],
         responses: { '200': { description: 'Prometheus text exposition format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } }, '401': { $ref: '#/components/responses/Error401' } },
       },
     },

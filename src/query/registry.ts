@@ -100,6 +100,9 @@ function loadOne(file: string, parser: SqlParser): StoredQuery {
   }
   if (typeof def.sandboxing !== 'boolean') fail('"sandboxing" must be true or false');
   if (typeof def.redactPii !== 'boolean') fail('"redactPii" must be true or false');
+  // Caller SQL can transform a value past any pattern (reverse(), replace(), casts, JSON keys), so a
+  // stored query that must always be redacted cannot also accept caller SQL (docs/redaction.md).
+  if (def.redactPii === true && def.sandboxing === true) fail('"redactPii": true cannot be combined with "sandboxing": true (caller sql could undo the redaction)');
   const params = parseParamDeclarations(def.params, fail);
   const columns = def.columns ?? {};
   if (typeof columns !== 'object' || columns === null || Array.isArray(columns)) fail('"columns" must be an object');

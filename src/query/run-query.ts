@@ -15,6 +15,7 @@ import { validateParams, type RawParams } from './params.ts';
 import { applyRedaction, redactionApplies } from './redaction.ts';
 import type { StoredQuery } from './registry.ts';
 import { composeSandboxed } from './sandbox/compose.ts';
+import { StatementSlots } from './fairness.ts';
 
 /** What one call supplies, already read off the HTTP request. */
 export interface QueryCall {
@@ -27,6 +28,8 @@ export interface QueryCall {
   redactHeader: string | string[] | undefined;
   /** A signal that fires when the caller goes away; asked for only when the call may be cancelled. */
   clientGone(): AbortSignal;
+  /** Who is calling (one object per access token), for the per-token statement limit. */
+  owner: object;
 }
 
 /** The outcome of one call, ready to be written by the HTTP layer. */
@@ -41,6 +44,9 @@ export interface QueryAnswer {
 export interface QueryDeps {
   engine: Engine;
   cache: ResultCache;
+  slots: StatementSlots;
+  /** Statement timeout for calls carrying caller SQL or a regular-expression parameter (ms). */
+  callerStatementTimeoutMs: number;
 }
 
 /** The statement a call runs and its bound values: parameters validated, caller SQL composed, max rows applied. */
@@ -65,12 +71,14 @@ export async function runQuery(deps: QueryDeps, call: QueryCall): Promise<QueryA
   const { sql, params, values } = bindStatement(q, call.raw, call.sql);
   const redact = redactionApplies(q.redactPii, call.redactHeader);
   const errorContext = { callerSql: call.sql !== null, regexParam: q.regexParam };
+  // What the caller controls (its SQL, a regular expression) gets the shorter statement timeout.
+  const timeoutMs = call.sql !== null || q.regexParam !== undefined ? deps.callerStatementTimeoutMs : undefined;
 
   const load = async (signal?: AbortSignal): Promise<EncodedResult> => {
     const started = performance.now();
     let rows;
     try {
-      rows = await deps.engine.query(sql, params, signal ? { signal } : {});
+      rows = await deps.engine.query(sql, params, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
     } catch (err) {
       throw mapDbError(err, errorContext);
     }
@@ -83,9 +91,11 @@ export async function runQuery(deps: QueryDeps, call: QueryCall): Promise<QueryA
   const policy = q.cachePolicy;
   if (!policy.cached) {
     // Only an uncached call may be cancelled by its caller: a cached load is shared with other waiters.
-    return { result: await load(call.clientGone()), cache: 'bypass', ageMs: 0, ttlRemainingMs: 0 };
+    const result = await deps.slots.run(call.owner, () => load(call.clientGone()));
+    return { result, cache: 'bypass', ageMs: 0, ttlRemainingMs: 0 };
   }
   const key = cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: call.sql, redact });
-  const answer = await deps.cache.get(key, policy, () => load());
+  // The caller whose miss starts the load pays with its slot; warming refreshes re-run plain `load`.
+  const answer = await deps.cache.get(key, policy, () => load(), () => deps.slots.run(call.owner, () => load()));
   return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs };
 }

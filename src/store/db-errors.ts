@@ -1,4 +1,5 @@
 import { HttpError } from '../errors.ts';
+import { RESULT_TOO_LARGE } from './result-limit.ts';
 
 /** What the request was doing when the database failed, to attribute the error correctly. */
 export interface DbErrorContext {
@@ -25,12 +26,18 @@ export function mapDbError(err: unknown, ctx: DbErrorContext): HttpError {
   const unavailable = () =>
     new HttpError('database_unavailable', undefined, { headers: { 'Retry-After': RETRY_AFTER_SECONDS }, cause: err });
 
+  if (code === RESULT_TOO_LARGE) return new HttpError('result_too_large', `The result is too large: ${message}; select fewer or smaller values.`, { cause: err });
   if (CONNECTION_ERRNOS.has(code) || (code === '' && CONNECTION_MESSAGES.test(message))) return unavailable();
   if (!/^[0-9A-Z]{5}$/.test(code)) return new HttpError('internal', undefined, { cause: err });
 
   // SQLSTATE classes (PostgreSQL manual, appendix A).
   const cls = code.slice(0, 2);
   if (code === '57014') return new HttpError('query_timeout', undefined, { cause: err }); // query_canceled: statement timeout or our cancel
+  // Resources a statement exhausted by what it computes (memory, temp files, string and row sizes):
+  // with caller SQL that is the caller's doing, a 400, not an outage or an internal error.
+  if (ctx.callerSql && (code === '53200' || code === '53400' || cls === '54' || (code === 'XX000' && /invalid memory alloc request size|out of memory/i.test(message)))) {
+    return new HttpError('resource_limit', `The query exceeded a database resource limit: ${message}`, { cause: err });
+  }
   if (cls === '08' || cls === '53' || code === '57P01' || code === '57P02' || code === '57P03' || code === '3D000' || code === '28000' || code === '28P01') {
     return unavailable(); // connection exception, insufficient resources, shutdown, missing database or role
   }

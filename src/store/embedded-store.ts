@@ -14,6 +14,7 @@ export async function openEmbeddedStore(config: Config, logger: Logger): Promise
     dataDir: config.dataDir,
     schema: config.logSchema,
     statementTimeoutMs: config.statementTimeoutMs,
+    maxResultBytes: config.maxResultBytes,
   });
   await applySchema(admin, config.logSchema);
   const existing = await engine.query(`select exists (select 1 from ${quoteIdent(config.logSchema)}.edge_logs) as seeded`, []);

@@ -25,6 +25,8 @@ export interface PoolStats {
 export interface QueryOptions {
   /** Aborting cancels the statement on the server (client went away). */
   signal?: AbortSignal;
+  /** A statement timeout shorter than the session's, for this statement (57014 when it fires). */
+  timeoutMs?: number;
 }
 
 /** A privileged handle for schema, seeding and test fixtures: never used on the request path. */

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { TEXT_PARSERS } from '../query/encode.ts';
 import type { Engine, QueryOptions, Row } from './engine.ts';
+import { DEFAULT_MAX_RESULT_BYTES, resultTooLarge } from './result-limit.ts';
 import { sessionSettings } from './session-settings.ts';
 
 export interface PgEngineOptions {
@@ -16,6 +17,8 @@ export interface PgEngineOptions {
   poolMaxWaiting?: number;
   /** How long a request waits for a connection (new or from the pool) before `database_unavailable`. */
   connectTimeoutMs: number;
+  /** Largest result, in bytes read off the socket during one statement; beyond it the statement is cut off. */
+  maxResultBytes?: number;
   /** Called for errors on idle connections (server restart, killed backend); they must not crash us. */
   onIdleError?: (err: Error) => void;
 }
@@ -46,10 +49,11 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
   const pool = new pg.Pool(config);
   pool.on('error', (err) => opts.onIdleError?.(err));
   const maxWaiting = opts.poolMaxWaiting ?? Infinity;
+  const maxResultBytes = opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   // Clients that have answered a statement: a failure on one of these may be a connection that died while idle.
   const seasoned = new WeakSet<pg.PoolClient>();
 
-  async function attempt(sql: string, params: readonly (string | null)[], signal: AbortSignal | undefined): Promise<Attempt> {
+  async function attempt(sql: string, params: readonly (string | null)[], signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<Attempt> {
     if (pool.idleCount === 0 && pool.totalCount >= opts.poolMax && pool.waitingCount >= maxWaiting) throw new Error(QUEUE_FULL);
     const client = await pool.connect();
     if (signal?.aborted) {
@@ -67,14 +71,36 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
     client.on('error', onError);
     const onAbort = () => cancel(config, client);
     signal?.addEventListener('abort', onAbort, { once: true });
+    // A shorter timeout than the session's: the same cancel request, so the server answers 57014.
+    const timer = timeoutMs === undefined ? undefined : setTimeout(onAbort, timeoutMs);
+    // The result byte limit, enforced as bytes arrive: pg buffers a whole DataRow before parsing it,
+    // so counting rows would be too late for one huge value. Past the limit the socket is destroyed
+    // (the backend stops when it next writes) and the connection is not reused.
+    const stream = (client as unknown as { connection: { stream: NodeJS.ReadableStream & { destroy(): void } } }).connection.stream;
+    let received = 0;
+    let tooLarge = false;
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxResultBytes && !tooLarge) {
+        tooLarge = true;
+        stream.destroy();
+      }
+    };
+    stream.on('data', onData);
     try {
       const result = await client.query({ text: sql, values: params as (string | null)[] });
       seasoned.add(client);
       return { ok: true, rows: result.rows as Row[] };
     } catch (err) {
+      if (tooLarge) {
+        lost ??= err instanceof Error ? err : new Error(String(err));
+        return { ok: false, error: resultTooLarge(maxResultBytes), retry: false };
+      }
       if (isConnectionLost(err)) lost ??= err instanceof Error ? err : new Error(String(err));
       return { ok: false, error: err, retry: reused && lost !== undefined && !isReadTimeout(err) };
     } finally {
+      stream.off('data', onData);
+      clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       client.off('error', onError);
       // Releasing with an error destroys the client instead of pooling it.
@@ -83,14 +109,14 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
   }
 
   async function query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
-    const first = await attempt(sql, params, options.signal);
+    const first = await attempt(sql, params, options.signal, options.timeoutMs);
     if (first.ok) return first.rows;
     // A pooled connection can die while idle (server restart, pg_terminate_backend, a proxy's idle
     // cut) a moment before its error event reaches the pool, so the next statement sent on it fails
     // at once. Every statement runs read-only, so running it again on a fresh connection is safe;
     // once only, so a real outage still answers 503 promptly.
     if (!first.retry || options.signal?.aborted) throw first.error;
-    const second = await attempt(sql, params, options.signal);
+    const second = await attempt(sql, params, options.signal, options.timeoutMs);
     if (second.ok) return second.rows;
     throw second.error;
   }
@@ -98,8 +124,17 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
   return {
     name: 'pg',
     query,
+    // On a connection of its own, outside the pool: /ready reflects whether the database answers,
+    // not whether callers have every pooled connection busy.
     async ping() {
-      await query('select 1', []);
+      const client = new pg.Client({ ...config, connectionTimeoutMillis: opts.connectTimeoutMs });
+      client.on('error', () => {});
+      try {
+        await client.connect();
+        await client.query('select 1');
+      } finally {
+        await client.end().catch(() => {});
+      }
     },
     async close() {
       await pool.end();

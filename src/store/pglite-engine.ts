@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { RawJson } from '../query/encode.ts';
 import type { AdminExec, Engine, QueryOptions, Row } from './engine.ts';
+import { DEFAULT_MAX_RESULT_BYTES } from './result-limit.ts';
 import { sessionSettings } from './session-settings.ts';
 import type { Job, Reply, SerializedError, WorkerStart } from './pglite-worker.ts';
 
@@ -9,12 +10,16 @@ export interface PgliteEngineOptions {
   dataDir: string | null;
   schema: string;
   statementTimeoutMs: number;
+  /** Result byte limit of one statement; default DEFAULT_MAX_RESULT_BYTES. */
+  maxResultBytes?: number;
 }
 
 type JobBody = Job extends infer J ? (J extends { id: number } ? Omit<J, 'id'> : never) : never;
 
 interface Pending {
   body: JobBody;
+  /** A statement timeout shorter than the session's, for this statement. */
+  timeoutMs?: number;
   resolve(reply: Reply): void;
   reject(err: Error): void;
   signal: AbortSignal | undefined;
@@ -32,6 +37,9 @@ const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))
 function pgError(message: string, code?: string, severity?: string): Error {
   return Object.assign(new Error(message), code === undefined ? {} : { code }, severity === undefined ? {} : { severity });
 }
+
+/** The worker's V8 heap limit (PGlite's own WASM memory is outside it). */
+const WORKER_HEAP_MB = 1024;
 
 /** How long a statement whose caller went away may still run before its worker is replaced. */
 const CANCEL_GRACE_MS = 500;
@@ -65,8 +73,9 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
 
   function spawn(): Promise<void> {
     ready = false;
-    const start: WorkerStart = { dataDir: opts.dataDir, snapshot: opts.dataDir === null ? snapshot : null, setup };
-    const w = new Worker(WORKER_BOOT, { eval: true, workerData: start });
+    const start: WorkerStart = { dataDir: opts.dataDir, snapshot: opts.dataDir === null ? snapshot : null, setup, maxResultBytes: opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES };
+    // A heap limit of its own: a statement that blows the worker's heap ends the worker, not the process.
+    const w = new Worker(WORKER_BOOT, { eval: true, workerData: start, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
     worker = w;
     return new Promise<void>((resolve, reject) => {
       w.on('message', (msg: Reply | { ready: true } | { failed: string }) => {
@@ -148,18 +157,18 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
           running = null;
           current.reject(TIMEOUT());
           replace();
-        }, opts.statementTimeoutMs)
+        }, Math.min(opts.statementTimeoutMs, current.timeoutMs ?? Infinity))
       : undefined;
     running = { pending: current, id, timer };
     if (current.body.kind === 'admin') dirty = true;
     worker.postMessage({ ...current.body, id } as Job);
   }
 
-  function submit(body: JobBody, signal?: AbortSignal): Promise<Reply> {
+  function submit(body: JobBody, signal?: AbortSignal, timeoutMs?: number): Promise<Reply> {
     if (closed) return Promise.reject(pgError('Connection terminated: the embedded database is closed'));
     if (signal?.aborted) return Promise.reject(CANCELLED());
     return new Promise<Reply>((resolve, reject) => {
-      const pending: Pending = { body, resolve, reject, signal };
+      const pending: Pending = { body, resolve, reject, signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
       if (signal) {
         pending.onAbort = () => {
           const queued = queue.indexOf(pending);
@@ -192,7 +201,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   const engine: Engine = {
     name: 'pglite',
     async query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
-      const reply = await submit({ kind: 'query', sql, params }, options.signal);
+      const reply = await submit({ kind: 'query', sql, params }, options.signal, options.timeoutMs);
       if (!('rows' in reply)) return [];
       for (const name of reply.jsonb) {
         for (const row of reply.rows) {
@@ -202,8 +211,11 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
       }
       return reply.rows;
     },
+    // The worker is up (or being replaced): no statement, so a long one in the single session does
+    // not make /ready fail; a worker that cannot start does.
     async ping() {
-      await engine.query('select 1', []);
+      await starting;
+      if (closed || worker === null) throw pgError('Connection terminated: the embedded database is closed');
     },
     async close() {
       if (closed) return;

@@ -12,6 +12,7 @@
 import { PGlite, type Results } from '@electric-sql/pglite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { OID, TEXT_PARSERS } from '../query/encode.ts';
+import { resultTooLarge } from './result-limit.ts';
 
 export interface WorkerStart {
   dataDir: string | null;
@@ -19,6 +20,8 @@ export interface WorkerStart {
   snapshot: ArrayBuffer | null;
   /** Session settings, run once before anything else. */
   setup: string;
+  /** Result byte limit of one statement (an estimate from the values' lengths). */
+  maxResultBytes: number;
 }
 
 export type Job =
@@ -39,6 +42,18 @@ export type Reply =
   | { id: number; ok: false; error: SerializedError };
 
 const PARSERS = { ...TEXT_PARSERS, [OID.jsonb]: (text: string) => text };
+
+/** Bytes a result takes, near enough: string lengths, and 8 for anything else. Stops once past `limit`. */
+function resultBytes(rows: readonly Record<string, unknown>[]): number {
+  let bytes = 0;
+  for (const row of rows) {
+    for (const key in row) {
+      const v = row[key];
+      bytes += key.length + (typeof v === 'string' ? v.length : v instanceof Uint8Array ? v.length * 2 : 8);
+    }
+  }
+  return bytes;
+}
 
 async function start(init: WorkerStart): Promise<void> {
   const port = parentPort!;
@@ -68,8 +83,11 @@ async function start(init: WorkerStart): Promise<void> {
 
   async function run(job: Job): Promise<void> {
     switch (job.kind) {
-      case 'query':
-        return reply(rowsReply(job.id, await db.query(job.sql, job.params as unknown[])));
+      case 'query': {
+        const result = await db.query<Record<string, unknown>>(job.sql, job.params as unknown[]);
+        if (resultBytes(result.rows) > init.maxResultBytes) throw resultTooLarge(init.maxResultBytes);
+        return reply(rowsReply(job.id, result));
+      }
       case 'admin': {
         // Writes (schema, demo data, test fixtures) opt out of the session's read-only default explicitly.
         const result = await db.transaction(async (tx) => {

@@ -88,8 +88,14 @@ export function opsBehaviour(factory: EngineFactory): void {
     });
 
     describe('metrics', () => {
-      test('open by default, Prometheus text; request, cache, database and pool figures move with requests', async () => {
-        const res = await fetch(`${base}/metrics`);
+      test('by default an unscoped access token reads it (no token, a wrong or a scoped one: 401); Prometheus text; figures move with requests', async () => {
+        for (const headers of [{}, { 'X-API-KEY': WRONG }, { 'X-API-KEY': SCOPED }] as Record<string, string>[]) {
+          const refused = await fetch(`${base}/metrics`, { headers });
+          assert.equal(refused.status, 401, JSON.stringify(headers));
+          // Nothing about the stored queries in the refusal.
+          assert.doesNotMatch(await refused.text(), /logs\.all|usage/);
+        }
+        const res = await fetch(`${base}/metrics`, { headers: { 'X-API-KEY': TOKEN } });
         assert.equal(res.status, 200);
         assert.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
         const before = await scrape(base);

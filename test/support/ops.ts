@@ -6,7 +6,7 @@ import { readConfig } from '../../src/ops/config.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import type { Service } from '../../src/service.ts';
 import type { TestStore } from './engines.ts';
-import { startTestService } from './service.ts';
+import { startTestService, TOKEN } from './service.ts';
 
 
 export interface OpsService extends Service {
@@ -41,7 +41,7 @@ export function parseMetrics(text: string): Map<string, number> {
 }
 
 /** Scrape /metrics and parse it. */
-export async function scrape(base: string, headers: Record<string, string> = {}): Promise<Map<string, number>> {
+export async function scrape(base: string, headers: Record<string, string> = { 'X-API-KEY': TOKEN }): Promise<Map<string, number>> {
   const res = await fetch(`${base}/metrics`, { headers });
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
   return parseMetrics(await res.text());

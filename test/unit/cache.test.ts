@@ -280,7 +280,7 @@ test('eviction by count is least-recently-used first', async () => {
 });
 
 test('eviction by bytes is LRU; an oversized result is served but not stored', async () => {
-  const { cache } = setup({ maxBytes: 25 });
+  const { cache } = setup({ maxBytes: 25, maxEntryBytes: 25 });
   const ten = (c: string) => async () => result(c.repeat(10)); // 10 + 1-char key = 11 bytes
   await cache.get('A', TTL, ten('a'));
   await cache.get('B', TTL, ten('b'));
@@ -414,4 +414,17 @@ test('a throwing onRefreshError is contained', async () => {
   assert.equal(cache.stats().refreshFailures, 1);
   assert.equal((await cache.get('k', warm, async () => result('x'))).result.body.toString(), 'v1');
   cache.stop();
+});
+
+test('one caller cannot flush the cache: an answer over maxBytes / 8 is served but never stored', async () => {
+  const { cache } = setup({ maxBytes: 8_000 }); // entries up to 1,000 bytes
+  for (const k of ['k1', 'k2', 'k3']) await cache.get(k, TTL, async () => result('v'.repeat(100)));
+  for (const k of ['huge1', 'huge2']) {
+    const big = await cache.get(k, TTL, async () => result('x'.repeat(5_000)));
+    assert.equal(big.result.body.length, 5_000, 'the caller still gets its answer');
+  }
+  assert.deepEqual([cache.stats().entries, cache.stats().evictions], [3, 0]);
+  for (const k of ['k1', 'k2', 'k3']) assert.equal((await cache.get(k, TTL, async () => result('new'))).status, 'hit');
+  assert.equal((await cache.get('big-enough', TTL, async () => result('y'.repeat(990)))).status, 'miss');
+  assert.equal(cache.stats().entries, 4, 'an answer under the cap is stored');
 });

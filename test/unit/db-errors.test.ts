@@ -46,3 +46,19 @@ test('an invalid regular expression names its parameter', () => {
   assert.equal(mapped.code, 'invalid_parameter');
   assert.equal(mapped.param, 'project');
 });
+
+const CALLER_RESOURCES: [string, Error][] = [
+  ['a string doubled past 1 GB', withError('invalid memory alloc request size 1073741824', { code: 'XX000' })],
+  ['out of memory', withError('out of memory', { code: '53200' })],
+  ['temp_file_limit', withError('temporary file size exceeds temp_file_limit (1024kB)', { code: '53400' })],
+  ['string too long', withError('requested length too large', { code: '54000' })],
+  ['statement too complex', withError('stack depth limit exceeded', { code: '54001' })],
+];
+for (const [what, err] of CALLER_RESOURCES) {
+  test(`caller SQL exhausting a resource is a 400 resource_limit: ${what}`, () => {
+    const mapped = mapDbError(err, { callerSql: true, regexParam: undefined });
+    assert.deepEqual([mapped.code, mapped.status], ['resource_limit', 400]);
+    // Without caller SQL the stored statement did it: ours, not the caller's.
+    assert.notEqual(mapDbError(err, plain).status, 400);
+  });
+}

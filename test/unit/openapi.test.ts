@@ -16,7 +16,7 @@ before(async () => {
 import { checkOpenApi31 } from '../support/openapi-check.ts';
 import { SLOW_QUERIES_DIR } from '../support/slow-queries.ts';
 
-const ALL: Principal = { mayCall: () => true };
+const ALL: Principal = { mayCall: () => true, unscoped: true };
 type Json = Record<string, any>;
 
 test('the structural check itself catches broken documents', () => {
@@ -87,7 +87,7 @@ test('every stored query appears, with its parameters, row schema, errors and se
 test('a scoped caller sees only its stored queries; a query without sandboxing takes no sql', () => {
   const registry = loadRegistry(QUERIES_DIR, parser);
   const logs = registry.lookup('logs.all')!;
-  const doc = buildOpenApi(registry, '1').document({ mayCall: (q) => q === logs }) as Json;
+  const doc = buildOpenApi(registry, '1').document({ mayCall: (q) => q === logs, unscoped: false }) as Json;
   assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/endpoints/query/')), ['/api/endpoints/query/logs.all']);
   assert.deepEqual(checkOpenApi31(doc), []);
 

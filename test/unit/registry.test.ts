@@ -43,6 +43,7 @@ const BAD: [string, Record<string, unknown>, string, RegExp][] = [
   ['bad name', { ...GOOD, name: 'A B' }, 'select @p', /"name"/],
   ['maxRows zero', { ...GOOD, maxRows: 0 }, 'select @p', /maxRows/],
   ['warming without caching', { ...GOOD, cacheWarmingSeconds: 5 }, 'select @p', /cacheWarmingSeconds/],
+  ['redactPii with sandboxing (caller sql could undo it)', { ...GOOD, sandboxing: true, redactPii: true }, 'with a as (select @p as x) select x from a', /redactPii.*sandboxing/],
   ['warming not shorter than caching', { ...GOOD, cachingSeconds: 5, cacheWarmingSeconds: 5 }, 'select @p', /cacheWarmingSeconds/],
   ['unknown param type', { ...GOOD, params: { p: { type: 'int', required: true } } }, 'select @p', /"type"/],
   ['reserved param name', { ...GOOD, params: { sql: { type: 'string', required: true } } }, 'select @sql', /reserved/],

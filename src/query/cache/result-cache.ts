@@ -13,6 +13,11 @@ export interface CacheOptions {
   maxEntries: number;
   /** Bound on the sum of body.length + key.length over stored entries. */
   maxBytes: number;
+  /**
+   * Largest single entry stored; default maxBytes / MAX_ENTRY_FRACTION. A larger answer is served
+   * but not stored, so one caller's huge answers cannot evict everyone else's.
+   */
+  maxEntryBytes?: number;
   clock?: Clock;
   setInterval?: typeof setInterval;
   clearInterval?: typeof clearInterval;
@@ -68,6 +73,7 @@ interface Flight {
 
 const DEFAULT_TICK_MS = 1000;
 const DEFAULT_MAX_REFRESHES = 2;
+export const MAX_ENTRY_FRACTION = 8;
 
 /** LRU-bounded result cache; docs/caching.md states the guarantees. */
 export class ResultCache {
@@ -80,6 +86,7 @@ export class ResultCache {
   private readonly clearIntervalFn: typeof clearInterval;
   private readonly tickMs: number;
   private readonly maxRefreshes: number;
+  private readonly maxEntryBytes: number;
   private timer: ReturnType<typeof setInterval> | null = null;
   private bytes = 0;
   private readonly counters = { hits: 0, misses: 0, coalesced: 0, refreshes: 0, refreshFailures: 0, evictions: 0 };
@@ -92,10 +99,14 @@ export class ResultCache {
     this.clearIntervalFn = opts.clearInterval ?? clearInterval;
     this.tickMs = opts.tickMs ?? DEFAULT_TICK_MS;
     this.maxRefreshes = Math.max(1, opts.maxConcurrentRefreshes ?? DEFAULT_MAX_REFRESHES);
+    this.maxEntryBytes = opts.maxEntryBytes ?? Math.floor(opts.maxBytes / MAX_ENTRY_FRACTION);
   }
 
-  /** Get a fresh entry or run `load` once for all concurrent callers of this key. */
-  async get(key: string, policy: CachedPolicy, load: Load): Promise<CacheAnswer> {
+  /**
+   * Get a fresh entry or run a load once for all concurrent callers of this key. `load` is kept
+   * with the entry for warming; `missLoad` (default `load`) is what this caller's own miss runs.
+   */
+  async get(key: string, policy: CachedPolicy, load: Load, missLoad: Load = load): Promise<CacheAnswer> {
     const now = this.clock.now();
 
     const entry = this.entries.get(key);
@@ -119,7 +130,7 @@ export class ResultCache {
     }
     if (entry) this.remove(key);
     this.counters.misses++;
-    const flight = this.startFlight(key, policy, load, false, now);
+    const flight = this.startFlight(key, policy, load, false, now, missLoad);
     return this.answer(await flight.promise, 'miss', flight.startedAt, policy);
   }
 
@@ -159,9 +170,9 @@ export class ResultCache {
     return { result, status, ageMs: Math.max(0, now - startedAt), ttlRemainingMs: Math.max(0, startedAt + policy.ttlMs - now) };
   }
 
-  private startFlight(key: string, policy: CachedPolicy, load: Load, refresh: boolean, startedAt: number): Flight {
+  private startFlight(key: string, policy: CachedPolicy, load: Load, refresh: boolean, startedAt: number, run: Load = load): Flight {
     // Wrapping catches a synchronous throw from `load` so it rejects like an async failure.
-    const promise = new Promise<CachedResult>((resolve) => resolve(load()));
+    const promise = new Promise<CachedResult>((resolve) => resolve(run()));
     const flight: Flight = { promise, startedAt, refresh };
     this.flights.set(key, flight);
     if (refresh) this.runningRefreshes.add(flight);
@@ -206,8 +217,8 @@ export class ResultCache {
     }
     const bytes = result.body.length + key.length;
     const ttlMs = existing?.policy.ttlMs ?? policy.ttlMs;
-    // Too big to ever fit, or already too old to serve (load outlasted the ttl): serve, don't store.
-    if (bytes > this.opts.maxBytes || this.opts.maxEntries < 1 || flight.startedAt + ttlMs <= now) {
+    // Too big for one entry, or already too old to serve (load outlasted the ttl): serve, don't store.
+    if (bytes > this.maxEntryBytes || this.opts.maxEntries < 1 || flight.startedAt + ttlMs <= now) {
       if (existing) this.remove(key);
       return;
     }

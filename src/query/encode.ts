@@ -6,6 +6,7 @@
 
 /** PostgreSQL type OIDs this module parses (pg_type.oid; stable across versions). */
 export const OID = {
+  bytea: 17,
   int8: 20,
   numeric: 1700,
   date: 1082,
@@ -89,7 +90,9 @@ export const TEXT_PARSERS: Readonly<Record<number, (text: string) => unknown>> =
   [OID.numeric]: encodeNumeric,
   [OID.timestamptz]: encodeTimestamp,
   [OID.timestamp]: encodeTimestamp,
-  // Drivers turn these into Date or interval objects; their text form is already what JSON wants.
+  // Drivers turn these into Date, interval or Buffer objects; their text form is already what JSON
+  // wants (bytea: PostgreSQL's hex form `\x…`, a string redaction can read).
+  [OID.bytea]: identity,
   [OID.date]: identity,
   [OID.time]: identity,
   [OID.timetz]: identity,

@@ -60,8 +60,24 @@ const LOCAL_DELIMITERS = '/=?&#|';
 // File extensions that are not TLDs: `/img/logo@2x.png` is an asset path, never a mailbox.
 const FILE_EXTENSION_TLD = /\.(?:png|jpe?g|gif|svg|webp|avif|ico|css|js|map|json|html?|txt|xml|pdf|php)$/i;
 
-/** Replace every IPv4 (with optional port), IPv6 and e-mail address in `s` with `REDACTED`. */
+// Percent-encoded `@`, `:` and `.` (a URL's query string: `?email=bob%40example.com`).
+const PERCENT_SEPARATORS = /%(?:40|3a|2e)/i;
+const PERCENT_DECODE: Readonly<Record<string, string>> = { '40': '@', '3a': ':', '2e': '.' };
+
+/**
+ * Replace every IPv4 (with optional port), IPv6 and e-mail address in `s` with `REDACTED`, also
+ * when percent-encoded. A value whose decoded form holds an address comes back in that decoded
+ * form, redacted (only `%40`, `%3A` and `%2E` are decoded); any other value is returned unchanged.
+ */
 export function redactString(s: string): string {
+  const plain = redactPlain(s);
+  if (!PERCENT_SEPARATORS.test(plain)) return plain;
+  const decoded = plain.replace(/%(40|3a|2e)/gi, (_m, hex: string) => PERCENT_DECODE[hex.toLowerCase()]!);
+  const redacted = redactPlain(decoded);
+  return redacted === decoded ? plain : redacted;
+}
+
+function redactPlain(s: string): string {
   // Fast path: every shape needs a ':' or a '.'; most values (ids, methods, status text) have
   // neither and cost two short scans.
   const colon = s.includes(':');
@@ -157,7 +173,8 @@ function probeIPv4(s: string, dot: number): Hit | null {
   let start = dot;
   while (start > 0 && dot - start < 3 && isDigit(s.charCodeAt(start - 1))) start--;
   // Not inside a longer digit, word or dotted run (`2211.2.3.4`, `v1.2.3.4`, `1.2.3.4.5`).
-  if (start === dot || isWordOrDot(s.charCodeAt(start - 1))) return null;
+  // `_` separates (`client_198.51.100.24`): log keys join words to addresses with it.
+  if (start === dot || isAlnumOrDot(s.charCodeAt(start - 1))) return null;
   const end = matchIPv4(s, start);
   if (end === -1) return null;
   // `Chrome/120.0.0.0`: a product version in a User-Agent, see the module comment.
@@ -189,7 +206,8 @@ function matchIPv4(s: string, start: number): number {
 
 function endsToken(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
-  return !isWordChar(c) && !(c === 0x2e && isDigit(s.charCodeAt(i + 1)));
+  // `_` ends an address too (`198.51.100.25_port`).
+  return !(isLetter(c) || isDigit(c)) && !(c === 0x2e && isDigit(s.charCodeAt(i + 1)));
 }
 
 /** The IPv6 candidate whose first ':' is at `colon` (bracketed or not), kept unless valid. */
@@ -302,6 +320,10 @@ function isHex(c: number): boolean {
 
 function isWordChar(c: number): boolean {
   return isLetter(c) || isDigit(c) || c === 0x5f;
+}
+
+function isAlnumOrDot(c: number): boolean {
+  return isLetter(c) || isDigit(c) || c === 0x2e;
 }
 
 // The `(?<![\w.])` boundary by hand; NaN (before the string start) is neither.

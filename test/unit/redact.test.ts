@@ -24,6 +24,12 @@ const POSITIVE: { input: string; expected: string }[] = [
   { input: 'version 15.1.0.147', expected: `version ${R}` },
   { input: 'GET /hosts/10.0.0.1/status', expected: `GET /hosts/${R}/status` },
   { input: '1.2.3.4:123456 and 1.2.3.4:db', expected: `${R}:123456 and ${R}:db` },
+  // Joined to words by `_` (log keys), and percent-encoded in URLs.
+  { input: 'client_198.51.100.24', expected: `client_${R}` },
+  { input: '198.51.100.25_port', expected: `${R}_port` },
+  { input: '/signup?email=bob%40example.com&x=1', expected: `/signup?email=${R}&x=1` },
+  { input: '/peers?addr=2001%3Adb8%3A%3A26', expected: `/peers?addr=${R}` },
+  { input: '/peers?addr=198%2E51%2E100%2E9', expected: `/peers?addr=${R}` },
   // IPv6
   { input: '2001:0db8:85a3:0000:0000:8a2e:0370:7334', expected: R },
   { input: '1:2:3:4:5:6:7:8', expected: R },
@@ -192,4 +198,8 @@ test('redactRows redacts every row and leaves the input array alone', () => {
   assert.deepEqual(rows, [{ m: '1.2.3.4' }, { m: 'clean' }]);
   assert.equal(out[1], rows[1]);
   assert.deepEqual(redactRows([]), []);
+});
+
+test('percent-encoding without an address inside is left exactly as sent', () => {
+  for (const s of ['/search?q=a%40b', '/x?t=10%3A30', 'v%2E1 release', '100%40 done']) assert.equal(redactString(s), s);
 });

@@ -70,6 +70,8 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   let snapshot: ArrayBuffer | null = null;
   let dirty = false;
   let starting: Promise<void> = Promise.resolve();
+  // A replacement worker that could not start: the engine is down until the process restarts.
+  let startError: Error | null = null;
 
   function spawn(): Promise<void> {
     ready = false;
@@ -91,7 +93,9 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
           clearTimeout(timer);
           running = null;
           settle(pending, msg);
-          pump();
+          // Not a PostgreSQL error (a WASM trap, memory exhausted): the instance cannot be trusted.
+          if (!msg.ok && msg.error.code === undefined) replace();
+          else pump();
         }
       });
       w.on('error', (err) => lost(w, err));
@@ -113,6 +117,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
 
   function failAll(err: unknown): void {
     const error = err instanceof Error ? err : new Error(String(err));
+    startError = error;
     for (const p of queue.splice(0)) p.reject(error);
   }
 
@@ -211,11 +216,11 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
       }
       return reply.rows;
     },
-    // The worker is up (or being replaced): no statement, so a long one in the single session does
-    // not make /ready fail; a worker that cannot start does.
+    // The worker is up or being replaced: no statement, so a long one in the single session does not
+    // make /ready fail (it is cut off at the statement timeout); a worker that cannot start does.
     async ping() {
-      await starting;
-      if (closed || worker === null) throw pgError('Connection terminated: the embedded database is closed');
+      if (closed) throw pgError('Connection terminated: the embedded database is closed');
+      if (startError !== null) throw pgError(`Connection terminated: ${startError.message}`);
     },
     async close() {
       if (closed) return;

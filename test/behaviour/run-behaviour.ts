@@ -7,6 +7,7 @@
 import { describe } from 'node:test';
 import type { EngineFactory } from '../support/engines.ts';
 import { fuzzBehaviour } from './fuzz.ts';
+import { hostileBehaviour } from './hostile.ts';
 import { httpBehaviour } from './http.ts';
 import { opsBehaviour } from './ops.ts';
 
@@ -15,7 +16,7 @@ export interface BehaviourOptions {
   skip: Readonly<Partial<Record<SuiteName, string>>>;
 }
 
-const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour } as const;
+const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour, hostile: hostileBehaviour } as const;
 export type SuiteName = keyof typeof SUITES;
 
 export function runBehaviour(factory: EngineFactory, options: BehaviourOptions): void {

@@ -1,0 +1,156 @@
+/**
+ * A hostile token holder, on every engine (the embedded default included): each attack as a table
+ * entry with the request as an attacker sends it and what must hold (status and code, the process
+ * alive and within its memory bound, other callers served, the store intact).
+ */
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { after, before, describe, test } from 'node:test';
+import type { Service } from '../../src/service.ts';
+import type { EngineFactory, TestStore } from '../support/engines.ts';
+import { edgeRow, insertRows } from '../support/fixtures.ts';
+import { call, startTestService, TOKEN } from '../support/service.ts';
+
+const OTHER = 'other-token-0123456789abcdef';
+const CALLER_TIMEOUT_MS = 1_000;
+const STATEMENT_TIMEOUT_MS = 4_000;
+const MAX_RESULT_BYTES = 1024 * 1024;
+const SLOTS = 3;
+const logsSql = (sql: string) => `/api/endpoints/query/logs.all?project=alpha&sql=${encodeURIComponent(sql)}`;
+
+type Json = { error?: { code: string }; result?: Record<string, unknown>[] };
+
+/** Peak RSS of this process (the service runs in it) while `work` runs, sampled every 20 ms. */
+async function peakRss<T>(work: () => Promise<T>): Promise<{ value: T; peakMb: number }> {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+  try {
+    const value = await work();
+    return { value, peakMb: Math.max(peak, process.memoryUsage.rss()) / 2 ** 20 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function answer(res: Response): Promise<{ status: number; code: string | undefined; body: Json; retryAfter: string | null }> {
+  const body = (await res.json()) as Json;
+  return { status: res.status, code: body.error?.code, body, retryAfter: res.headers.get('retry-after') };
+}
+
+/** The hostile suite against one engine; run-behaviour.ts runs it per engine. */
+export function hostileBehaviour(factory: EngineFactory): void {
+  describe(`hostile callers on ${factory.name}`, () => {
+    let store: TestStore;
+    let service: Service;
+    let base: string;
+
+    before(async () => {
+      store = await factory.open({ statementTimeoutMs: STATEMENT_TIMEOUT_MS, maxResultBytes: MAX_RESULT_BYTES });
+      await insertRows(store.admin, 'edge_logs', [edgeRow('h1', '2026-11-20T12:00:00.000001Z', 'alpha', '/rest/v1/todos')]);
+      // Enough rows that a three-way cross join never finishes (3000³ ≈ 2.7e10 pairs).
+      await store.admin(`insert into logs.edge_logs (id, timestamp, project) select 'x' || g, timestamp '2026-01-01' + g * interval '1 second', 'alpha' from generate_series(1, 3000) g`);
+      service = await startTestService(store, {
+        ACCESS_TOKENS: `${TOKEN},${OTHER}`,
+        CALLER_STATEMENT_TIMEOUT_MS: String(CALLER_TIMEOUT_MS),
+        STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+        MAX_STATEMENTS_PER_TOKEN: String(SLOTS),
+      });
+      base = service.url;
+    });
+    after(async () => {
+      await service?.close();
+      await store?.teardown();
+    });
+
+    // Runaway statements: a 504 on time; meanwhile the process answers; afterwards the store is intact.
+    const RUNAWAY: [string, string][] = [
+      ['three-way cross join', 'select count(*) as n from edge_logs a, edge_logs b, edge_logs c'],
+      ['ten billion rows', 'select count(*) from generate_series(1, 1e10)'],
+    ];
+    for (const [name, sql] of RUNAWAY) {
+      test(`runaway statement (${name}): 504 query_timeout on time, /health and cached calls answer throughout, the store survives`, async () => {
+        const cached = '/api/endpoints/query/usage.api-counts?interval=daily&project=alpha';
+        assert.equal((await call(base, cached)).status, 200);
+        const started = performance.now();
+        const runaway = call(base, logsSql(sql)).then(answer);
+        await new Promise((r) => setTimeout(r, 200));
+        for (let i = 0; i < 3; i++) {
+          const t0 = performance.now();
+          assert.equal((await fetch(`${base}/health`)).status, 200);
+          const hit = await call(base, cached);
+          assert.equal(hit.status, 200);
+          assert.match(hit.headers.get('cache-status') ?? '', /; hit;/);
+          assert.ok(performance.now() - t0 < 500, `health and a cached call took ${(performance.now() - t0).toFixed(0)} ms during the runaway`);
+        }
+        const r = await runaway;
+        const ms = performance.now() - started;
+        assert.deepEqual([r.status, r.code], [504, 'query_timeout']);
+        assert.ok(ms >= CALLER_TIMEOUT_MS - 50 && ms < CALLER_TIMEOUT_MS + 1_500, `the 504 came after ${ms.toFixed(0)} ms (caller timeout ${CALLER_TIMEOUT_MS} ms)`);
+        const after = await answer(await call(base, '/api/endpoints/query/logs.all?project=alpha'));
+        assert.equal(after.status, 200);
+        assert.equal(after.body.result?.[0]?.id, 'h1', 'the store still holds the fixture');
+        console.log(`hostile on ${factory.name}: runaway (${name}) answered 504 after ${ms.toFixed(0)} ms`);
+      });
+    }
+
+    // Results too large to hold: a clear 400, memory bounded, the process alive.
+    const HUGE: [string, string, number][] = [
+      ['1,000 rows of 6 MB, three at once', "select repeat('x', 6000000) as big, 1 as k from generate_series(1, 1000)", 3],
+      ['one 100 MB value', "select repeat('x', 100000000) as big", 1],
+    ];
+    for (const [name, sql, parallel] of HUGE) {
+      test(`result over MAX_RESULT_BYTES (${name}): 400 result_too_large (see EngineFactory.resultLimit), RSS stays bounded`, async () => {
+        const { value, peakMb } = await peakRss(() => Promise.all(Array.from({ length: parallel }, () => call(base, logsSql(sql)).then(answer))));
+        const allowed = factory.resultLimit === 'arriving' ? ['400 result_too_large'] : ['400 result_too_large', '504 query_timeout'];
+        for (const r of value) assert.ok(allowed.includes(`${r.status} ${r.code}`), `${r.status} ${r.code}`);
+        assert.ok(peakMb < factory.hugeResultRssMb, `peak RSS ${peakMb.toFixed(0)} MB (bound ${factory.hugeResultRssMb} MB)`);
+        assert.equal((await call(base, '/api/endpoints/query/logs.all?project=alpha')).status, 200);
+        console.log(`hostile on ${factory.name}: ${name}: peak RSS of the test process ${peakMb.toFixed(0)} MB`);
+      });
+    }
+
+    test('a string doubled past the allocation limit: a 4xx or 504, never a 500', async () => {
+      const sql = "with recursive r(s, n) as (select 'x'::text, 0 union all select s || s, n + 1 from r where n < 40) select max(length(s)) as l from r";
+      const r = await answer(await call(base, logsSql(sql)));
+      assert.ok(['resource_limit', 'query_timeout'].includes(r.code ?? ''), `${r.status} ${r.code}`);
+      assert.equal((await call(base, '/api/endpoints/query/logs.all?project=alpha')).status, 200);
+    });
+
+    test(`one token cannot take every statement: past ${SLOTS} at once, 429 with Retry-After; another token is served`, async () => {
+      const sql = 'select count(*) from generate_series(1, 1e10)';
+      const flood = Array.from({ length: SLOTS + 4 }, () => call(base, logsSql(sql)).then(answer));
+      await new Promise((r) => setTimeout(r, 100));
+      const t0 = performance.now();
+      const other = await call(base, '/api/endpoints/query/logs.all?project=alpha', { headers: { 'X-API-KEY': OTHER } });
+      const otherMs = performance.now() - t0;
+      assert.equal(other.status, 200);
+      await other.text();
+      const ready = await fetch(`${base}/ready`);
+      assert.equal(ready.status, 200, '/ready reflects the database, not one caller');
+      const results = await Promise.all(flood);
+      const refused = results.filter((r) => r.status === 429);
+      assert.equal(refused.length, 4, JSON.stringify(results.map((r) => r.code)));
+      assert.ok(refused.every((r) => r.code === 'too_many_requests' && /^\d+$/.test(r.retryAfter ?? '')));
+      assert.equal(results.filter((r) => r.code === 'query_timeout').length, SLOTS);
+      console.log(`hostile on ${factory.name}: another token's call took ${otherMs.toFixed(0)} ms during the flood`);
+    });
+
+    test('a repeated LF-ENDPOINT-REDACT-PII: true header ("true, true") still redacts', async () => {
+      const res = await fetch(`${base}/api/endpoints/query/logs.all?project=alpha`, {
+        headers: [['X-API-KEY', TOKEN], ['LF-ENDPOINT-REDACT-PII', 'true'], ['LF-ENDPOINT-REDACT-PII', 'true']],
+      });
+      const text = await res.text();
+      assert.equal(res.status, 200);
+      assert.doesNotMatch(text, /203\.0\.113\.7/);
+      assert.match(text, /REDACTED/);
+    });
+
+    test('bytea comes back as PostgreSQL\'s text form (a string), not a Buffer object', async () => {
+      const sql = "select host::bytea as b from (select 'ip 203.0.113.9'::text as host) as h";
+      const r = await answer(await call(base, logsSql(sql), { headers: { 'LF-ENDPOINT-REDACT-PII': 'true' } }));
+      assert.equal(r.status, 200);
+      // Not `{"type":"Buffer","data":[…]}`: the hex text form, a string like any other.
+      assert.equal(r.body.result?.[0]?.b, '\\x6970203230332e302e3131332e39');
+    });
+  });
+}

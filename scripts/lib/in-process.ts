@@ -20,7 +20,8 @@ export interface InProcess {
 export const SCRIPT_TOKEN = 'script-token-0123456789abcdef';
 
 export async function startInProcess(overrides: Record<string, string> = {}): Promise<InProcess> {
-  const config = readConfig({ LOG_LEVEL: 'warn', ...process.env, PORT: '0', ACCESS_TOKENS: SCRIPT_TOKEN, ACCESS_TOKENS_FILE: '', ...overrides });
+  // The script's one token stands for many clients: no per-token statement limit unless asked for.
+  const config = readConfig({ LOG_LEVEL: 'warn', MAX_STATEMENTS_PER_TOKEN: '10000', ...process.env, PORT: '0', ACCESS_TOKENS: SCRIPT_TOKEN, ACCESS_TOKENS_FILE: '', ...overrides });
   const logger = createLogger(config.logLevel);
   const engine = await openEngine(config, logger);
   const service = await startService({ config, engine, grants: config.accessTokens, logger });

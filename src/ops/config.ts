@@ -74,7 +74,7 @@ export const SETTINGS = Object.freeze({
   SEED_ROWS: { default: '5000', range: [0, 10_000_000], help: 'edge rows of demo data written to an empty embedded store (others proportional)' },
   STATEMENT_TIMEOUT_MS: { default: '15000', range: [1, 3_600_000], help: 'per statement, enforced by PostgreSQL (the embedded engine: by replacing its worker)' },
   CALLER_STATEMENT_TIMEOUT_MS: { default: '5000', range: [1, 3_600_000], help: 'statement timeout for calls with caller `sql` or a regular-expression parameter (at most `STATEMENT_TIMEOUT_MS`)' },
-  MAX_STATEMENTS_PER_TOKEN: { default: '4', range: [1, 10_000], help: 'statements one access token may have running at once (uncached calls, cache misses); one more is answered 429' },
+  MAX_STATEMENTS_PER_TOKEN: { default: 'half of `POOL_MAX`', range: [1, 10_000], help: 'statements one access token may have running at once (uncached calls, cache misses); one more is answered 429, so one token never holds the whole pool' },
   MAX_RESULT_BYTES: { default: '16777216', range: [1024, 2 ** 31 - 1], help: 'largest result a call may produce (400 `result_too_large` beyond)' },
   POOL_MAX: { default: '10', range: [1, 1000], help: 'connections to `DATABASE_URL`' },
   POOL_MAX_WAITING: { default: '100', range: [0, 100_000], help: 'calls that may wait for a busy pool; one more is answered 503 at once (0: never wait)' },
@@ -143,6 +143,7 @@ export function readConfig(env: Env = process.env): Config {
     throw new ConfigError(`HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
   }
   const statementTimeoutMs = int('STATEMENT_TIMEOUT_MS');
+  const poolMax = int('POOL_MAX');
   const queriesDir = str('QUERIES_DIR') ?? QUERIES_DIR;
   if (!isDirectory(queriesDir)) throw new ConfigError(`QUERIES_DIR must be a directory of stored queries, got "${queriesDir}"`);
 
@@ -156,13 +157,13 @@ export function readConfig(env: Env = process.env): Config {
     dataDir: str('DATA_DIR') ?? null,
     statementTimeoutMs,
     callerStatementTimeoutMs: Math.min(int('CALLER_STATEMENT_TIMEOUT_MS'), statementTimeoutMs),
-    maxStatementsPerToken: int('MAX_STATEMENTS_PER_TOKEN'),
+    maxStatementsPerToken: str('MAX_STATEMENTS_PER_TOKEN') === undefined ? Math.ceil(poolMax / 2) : int('MAX_STATEMENTS_PER_TOKEN'),
     maxResultBytes: int('MAX_RESULT_BYTES'),
     cacheMaxEntries: int('CACHE_MAX_ENTRIES'),
     cacheMaxBytes: int('CACHE_MAX_BYTES'),
     corsOrigin: str('CORS_ORIGIN') ?? SETTINGS.CORS_ORIGIN.default,
     logLevel,
-    poolMax: int('POOL_MAX'),
+    poolMax,
     poolMaxWaiting: int('POOL_MAX_WAITING'),
     connectTimeoutMs: int('CONNECT_TIMEOUT_MS'),
     maxBodyBytes: int('MAX_BODY_BYTES'),

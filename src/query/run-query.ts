@@ -74,11 +74,11 @@ export async function runQuery(deps: QueryDeps, call: QueryCall): Promise<QueryA
   // What the caller controls (its SQL, a regular expression) gets the shorter statement timeout.
   const timeoutMs = call.sql !== null || q.regexParam !== undefined ? deps.callerStatementTimeoutMs : undefined;
 
-  const load = async (signal?: AbortSignal): Promise<EncodedResult> => {
+  const load = async (signal?: AbortSignal, owner?: object): Promise<EncodedResult> => {
     const started = performance.now();
     let rows;
     try {
-      rows = await deps.engine.query(sql, params, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+      rows = await deps.engine.query(sql, params, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(owner ? { owner } : {}) });
     } catch (err) {
       throw mapDbError(err, errorContext);
     }
@@ -91,11 +91,11 @@ export async function runQuery(deps: QueryDeps, call: QueryCall): Promise<QueryA
   const policy = q.cachePolicy;
   if (!policy.cached) {
     // Only an uncached call may be cancelled by its caller: a cached load is shared with other waiters.
-    const result = await deps.slots.run(call.owner, () => load(call.clientGone()));
+    const result = await deps.slots.run(call.owner, () => load(call.clientGone(), call.owner));
     return { result, cache: 'bypass', ageMs: 0, ttlRemainingMs: 0 };
   }
   const key = cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: call.sql, redact });
   // The caller whose miss starts the load pays with its slot; warming refreshes re-run plain `load`.
-  const answer = await deps.cache.get(key, policy, () => load(), () => deps.slots.run(call.owner, () => load()));
+  const answer = await deps.cache.get(key, policy, () => load(), () => deps.slots.run(call.owner, () => load(undefined, call.owner)));
   return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs };
 }

@@ -27,6 +27,8 @@ export interface QueryOptions {
   signal?: AbortSignal;
   /** A statement timeout shorter than the session's, for this statement (57014 when it fires). */
   timeoutMs?: number;
+  /** Who the statement runs for (one object per access token); an engine that queues takes turns by it. */
+  owner?: object;
 }
 
 /** A privileged handle for schema, seeding and test fixtures: never used on the request path. */

@@ -20,6 +20,8 @@ interface Pending {
   body: JobBody;
   /** A statement timeout shorter than the session's, for this statement. */
   timeoutMs?: number;
+  /** Whose turn this is (QueryOptions.owner); statements without one share the NO_OWNER turn. */
+  owner: object;
   resolve(reply: Reply): void;
   reject(err: Error): void;
   signal: AbortSignal | undefined;
@@ -40,6 +42,9 @@ function pgError(message: string, code?: string, severity?: string): Error {
 
 /** The worker's V8 heap limit (PGlite's own WASM memory is outside it). */
 const WORKER_HEAP_MB = 1024;
+
+/** The owner of statements that run for nobody in particular (admin writes, refreshes, snapshots). */
+const NO_OWNER: object = Object.freeze({});
 
 /** How long a statement whose caller went away may still run before its worker is replaced. */
 const CANCEL_GRACE_MS = 500;
@@ -70,6 +75,9 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   let snapshot: ArrayBuffer | null = null;
   let dirty = false;
   let starting: Promise<void> = Promise.resolve();
+  // Turn-taking between owners: owner → the turn number it last ran at (owners are a bounded set: tokens).
+  const lastTurn = new Map<object, number>();
+  let turns = 0;
   // A replacement worker that could not start: the engine is down until the process restarts.
   let startError: Error | null = null;
 
@@ -137,15 +145,15 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
 
   function pump(): void {
     if (!ready || running !== null || worker === null) return;
-    let pending = queue.shift();
-    if (pending === undefined) return;
-    if (pending.body.kind === 'query' && dirty && opts.dataDir === null) {
-      // Take the snapshot first: if this statement has to be cut off, the replacement starts from it.
-      queue.unshift(pending);
+    let pending: Pending | undefined;
+    if (dirty && opts.dataDir === null && queue.some((p) => p.body.kind === 'query')) {
+      // Take the snapshot before the next statement: if that one has to be cut off, the
+      // replacement starts from it.
       dirty = false;
       pending = {
         body: { kind: 'dump' },
         signal: undefined,
+        owner: NO_OWNER,
         resolve: (reply) => {
           if ('dump' in reply) snapshot = reply.dump;
         },
@@ -153,6 +161,9 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
           dirty = true;
         },
       };
+    } else {
+      pending = takeTurn();
+      if (pending === undefined) return;
     }
     const id = nextId++;
     const current = pending;
@@ -169,11 +180,32 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
     worker.postMessage({ ...current.body, id } as Job);
   }
 
-  function submit(body: JobBody, signal?: AbortSignal, timeoutMs?: number): Promise<Reply> {
+  /**
+   * The next statement: the queued one whose owner ran least recently (first queued among equals).
+   * One session serves every caller here, so a token with many statements queued takes turns with
+   * the others instead of making them wait behind all of its own.
+   */
+  function takeTurn(): Pending | undefined {
+    let best = -1;
+    let bestTurn = Infinity;
+    for (let i = 0; i < queue.length; i++) {
+      const turn = lastTurn.get(queue[i]!.owner) ?? -1;
+      if (turn < bestTurn) {
+        best = i;
+        bestTurn = turn;
+      }
+    }
+    if (best === -1) return undefined;
+    const [pending] = queue.splice(best, 1);
+    lastTurn.set(pending!.owner, turns++);
+    return pending;
+  }
+
+  function submit(body: JobBody, signal?: AbortSignal, timeoutMs?: number, owner: object = NO_OWNER): Promise<Reply> {
     if (closed) return Promise.reject(pgError('Connection terminated: the embedded database is closed'));
     if (signal?.aborted) return Promise.reject(CANCELLED());
     return new Promise<Reply>((resolve, reject) => {
-      const pending: Pending = { body, resolve, reject, signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
+      const pending: Pending = { body, resolve, reject, signal, owner, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
       if (signal) {
         pending.onAbort = () => {
           const queued = queue.indexOf(pending);
@@ -206,7 +238,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   const engine: Engine = {
     name: 'pglite',
     async query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
-      const reply = await submit({ kind: 'query', sql, params }, options.signal, options.timeoutMs);
+      const reply = await submit({ kind: 'query', sql, params }, options.signal, options.timeoutMs, options.owner);
       if (!('rows' in reply)) return [];
       for (const name of reply.jsonb) {
         for (const row of reply.rows) {

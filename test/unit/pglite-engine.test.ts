@@ -1,0 +1,39 @@
+/**
+ * The embedded engine's own queue (src/store/pglite-engine.ts): one session serves every caller,
+ * so statements take turns by owner, and a statement cut off by its timeout leaves the store intact.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { AdminExec, Engine } from '../../src/store/engine.ts';
+import { createPgliteEngine } from '../../src/store/pglite-engine.ts';
+import { applySchema } from '../../src/store/schema.ts';
+
+let engine: Engine;
+let admin: AdminExec;
+
+before(async () => {
+  ({ engine, admin } = await createPgliteEngine({ dataDir: null, schema: 'logs', statementTimeoutMs: 10_000 }));
+  await applySchema(admin, 'logs');
+  await admin("insert into logs.edge_logs (id, timestamp) values ('kept', '2026-11-20T12:00:00Z')");
+});
+after(async () => {
+  await engine?.close();
+});
+
+test('a token with many statements queued takes turns with another token instead of going first with all of them', async () => {
+  const a = {};
+  const b = {};
+  const done: string[] = [];
+  const run = (label: string, owner: object) =>
+    engine.query('select count(*)::int as n from generate_series(1, 300000)', [], { owner }).then(() => done.push(label));
+  // a1 starts at once; a2..a4 and b1 queue behind it. FIFO would run b1 last.
+  await Promise.all([run('a1', a), run('a2', a), run('a3', a), run('a4', a), run('b1', b)]);
+  assert.deepEqual(done, ['a1', 'b1', 'a2', 'a3', 'a4']);
+});
+
+test('a statement past its timeout is cut off on time; the next one runs on a fresh worker with the same data', async () => {
+  const started = Date.now();
+  await assert.rejects(engine.query('select count(*) from generate_series(1, 1e10)', [], { timeoutMs: 300 }), (err: Error & { code?: string }) => err.code === '57014');
+  assert.ok(Date.now() - started < 1_500, `cut off after ${Date.now() - started} ms`);
+  assert.deepEqual(await engine.query('select id from edge_logs', []), [{ id: 'kept' }]);
+});

@@ -9,7 +9,8 @@
  */
 import type { AdminExec } from '../engine.ts';
 import { Prng } from './prng.ts';
-import { Flattener, fmix32, PROJECT_REF, SOURCES, Timeline, uuid, weightedPool } from './demo-sources.ts';
+import { Flattener, fmix32, Timeline, uuid, weightedPool } from './demo-draws.ts';
+import { PROJECT_REF, SOURCES } from './demo-sources.ts';
 import { LOG_TABLES, checkSchemaName, type LogTable } from '../schema.ts';
 
 /** One table's rows, column by column (the shape the bulk insert sends as array parameters). */

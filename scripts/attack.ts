@@ -35,11 +35,15 @@ async function get(url: string, token: string): Promise<{ status: number; code: 
   return { status: res.status, code, ms: performance.now() - t0 };
 }
 
-const histogram = (rs: { status: number; code: string }[]) => {
+/** "3× 400 result_too_large, 1× 504 query_timeout" */
+function histogram(rs: readonly { status: number; code: string }[]): string {
   const m = new Map<string, number>();
-  for (const r of rs) m.set(`${r.status}${r.code ? ` ${r.code}` : ''}`, (m.get(`${r.status}${r.code ? ` ${r.code}` : ''}`) ?? 0) + 1);
+  for (const r of rs) {
+    const key = r.code === '' ? String(r.status) : `${r.status} ${r.code}`;
+    m.set(key, (m.get(key) ?? 0) + 1);
+  }
   return [...m].map(([k, n]) => `${n}× ${k}`).join(', ');
-};
+}
 
 async function main(): Promise<void> {
   const env: Record<string, string> = { ACCESS_TOKENS: `${ATTACKER},${OTHER}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };

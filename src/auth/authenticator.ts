@@ -81,24 +81,24 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
     }
     return Object.freeze({ mayCall: (q: StoredQuery) => ids.has(q.id), unscoped: false });
   });
+  /** Index of the presented token among `among`; throws `unauthorized` when it is absent or none. */
+  const match = (headers: IncomingHttpHeaders, among: readonly Buffer[]): number => {
+    const token = presentedToken(headers);
+    const i = token === null ? -1 : matchDigest(token, among);
+    if (i === -1) throw unauthorized();
+    return i;
+  };
   return Object.freeze({
     check(headers: IncomingHttpHeaders): Principal {
-      const token = presentedToken(headers);
-      if (token === null) throw unauthorized();
-      const i = matchDigest(token, digests);
-      if (i === -1) throw unauthorized();
-      return principals[i]!;
+      return principals[match(headers, digests)]!;
     },
     checkMetrics(headers: IncomingHttpHeaders): void {
-      const token = presentedToken(headers);
-      if (token === null) throw unauthorized();
       if (metricsDigests !== null) {
-        if (matchDigest(token, metricsDigests) === -1) throw unauthorized();
+        match(headers, metricsDigests);
         return;
       }
       // Metrics name every stored query: only a token that may already call them all reads them.
-      const i = matchDigest(token, digests);
-      if (i === -1 || !principals[i]!.unscoped) throw unauthorized();
+      if (!principals[match(headers, digests)]!.unscoped) throw unauthorized();
     },
   });
 }

@@ -108,10 +108,11 @@ export function readConfig(env: Env = process.env): Config {
     const v = env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
   };
-  const int = (name: SettingName): number => {
+  /** An integer setting; `derived` is its default when that depends on other settings. */
+  const int = (name: SettingName, derived?: number): number => {
     const setting: Setting = SETTINGS[name];
     const [min, max] = setting.range ?? [0, 0];
-    const raw = str(name) ?? setting.default;
+    const raw = str(name) ?? (derived === undefined ? setting.default : String(derived));
     if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
     const n = Number(raw);
     if (n < min || n > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got ${raw}`);
@@ -157,7 +158,7 @@ export function readConfig(env: Env = process.env): Config {
     dataDir: str('DATA_DIR') ?? null,
     statementTimeoutMs,
     callerStatementTimeoutMs: Math.min(int('CALLER_STATEMENT_TIMEOUT_MS'), statementTimeoutMs),
-    maxStatementsPerToken: str('MAX_STATEMENTS_PER_TOKEN') === undefined ? Math.ceil(poolMax / 2) : int('MAX_STATEMENTS_PER_TOKEN'),
+    maxStatementsPerToken: int('MAX_STATEMENTS_PER_TOKEN', Math.ceil(poolMax / 2)),
     maxResultBytes: int('MAX_RESULT_BYTES'),
     cacheMaxEntries: int('CACHE_MAX_ENTRIES'),
     cacheMaxBytes: int('CACHE_MAX_BYTES'),

@@ -71,7 +71,7 @@ const PERCENT_DECODE: Readonly<Record<string, string>> = { '40': '@', '3a': ':',
  */
 export function redactString(s: string): string {
   const plain = redactPlain(s);
-  if (!PERCENT_SEPARATORS.test(plain)) return plain;
+  if (!plain.includes('%') || !PERCENT_SEPARATORS.test(plain)) return plain;
   const decoded = plain.replace(/%(40|3a|2e)/gi, (_m, hex: string) => PERCENT_DECODE[hex.toLowerCase()]!);
   const redacted = redactPlain(decoded);
   return redacted === decoded ? plain : redacted;

@@ -96,6 +96,6 @@ export async function runQuery(deps: QueryDeps, call: QueryCall): Promise<QueryA
   }
   const key = cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: call.sql, redact });
   // The caller whose miss starts the load pays with its slot; warming refreshes re-run plain `load`.
-  const answer = await deps.cache.get(key, policy, () => load(), () => deps.slots.run(call.owner, () => load(undefined, call.owner)));
+  const answer = await deps.cache.get(key, policy, load, () => deps.slots.run(call.owner, () => load(undefined, call.owner)));
   return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs };
 }

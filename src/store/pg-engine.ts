@@ -78,13 +78,9 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
     // (the backend stops when it next writes) and the connection is not reused.
     const stream = (client as unknown as { connection: { stream: NodeJS.ReadableStream & { destroy(): void } } }).connection.stream;
     let received = 0;
-    let tooLarge = false;
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > maxResultBytes && !tooLarge) {
-        tooLarge = true;
-        stream.destroy();
-      }
+      if (received > maxResultBytes) stream.destroy();
     };
     stream.on('data', onData);
     try {
@@ -92,7 +88,7 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
       seasoned.add(client);
       return { ok: true, rows: result.rows as Row[] };
     } catch (err) {
-      if (tooLarge) {
+      if (received > maxResultBytes) {
         lost ??= err instanceof Error ? err : new Error(String(err));
         return { ok: false, error: resultTooLarge(maxResultBytes), retry: false };
       }

@@ -3,7 +3,7 @@ import { RawJson } from '../query/encode.ts';
 import type { AdminExec, Engine, QueryOptions, Row } from './engine.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from './result-limit.ts';
 import { sessionSettings } from './session-settings.ts';
-import type { Job, Reply, SerializedError, WorkerStart } from './pglite-worker.ts';
+import type { Job, Reply, WorkerStart } from './pglite-worker.ts';
 
 export interface PgliteEngineOptions {
   /** Directory of the embedded store; in memory when null. */
@@ -102,7 +102,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
           running = null;
           settle(pending, msg);
           // Not a PostgreSQL error (a WASM trap, memory exhausted): the instance cannot be trusted.
-          if (!msg.ok && msg.error.code === undefined) replace();
+          if (!msg.ok && msg.error.code === undefined) cutOff(undefined, null);
           else pump();
         }
       });
@@ -114,13 +114,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   /** The worker died on its own (not replaced by us): fail its statement, start another. */
   function lost(w: Worker, err: Error): void {
     if (w !== worker || closed) return;
-    const failure = pgError(`Connection terminated: the embedded database worker ${err.message}`);
-    if (running !== null) {
-      clearTimeout(running.timer);
-      running.pending.reject(failure);
-      running = null;
-    }
-    starting = spawn().catch(failAll);
+    cutOff(running?.id, pgError(`Connection terminated: the embedded database worker ${err.message}`));
   }
 
   function failAll(err: unknown): void {
@@ -129,8 +123,17 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
     for (const p of queue.splice(0)) p.reject(error);
   }
 
-  /** Terminate the busy worker and start a fresh one; the queue waits for it. */
-  function replace(): void {
+  /**
+   * Give up on the worker: fail the statement `id` with `err` if it is still the running one (a
+   * caller who already got its answer passes null), terminate the worker and start a fresh one;
+   * the queue waits for it. The one way a statement is cut off: timeout, caller gone, worker lost.
+   */
+  function cutOff(id: number | undefined, err: Error | null): void {
+    if (running !== null && running.id === id) {
+      clearTimeout(running.timer);
+      if (err !== null) running.pending.reject(err);
+      running = null;
+    }
     const old = worker;
     worker = null;
     void old?.terminate();
@@ -140,7 +143,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   function settle(pending: Pending, reply: Reply): void {
     if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
     if (reply.ok) pending.resolve(reply);
-    else pending.reject(fromWorker(reply.error));
+    else pending.reject(pgError(reply.error.message, reply.error.code, reply.error.severity));
   }
 
   function pump(): void {
@@ -168,12 +171,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
     const id = nextId++;
     const current = pending;
     const timer = current.body.kind === 'query'
-      ? setTimeout(() => {
-          if (running?.id !== id) return;
-          running = null;
-          current.reject(TIMEOUT());
-          replace();
-        }, Math.min(opts.statementTimeoutMs, current.timeoutMs ?? Infinity))
+      ? setTimeout(() => cutOff(id, TIMEOUT()), Math.min(opts.statementTimeoutMs, current.timeoutMs ?? Infinity))
       : undefined;
     running = { pending: current, id, timer };
     if (current.body.kind === 'admin') dirty = true;
@@ -219,10 +217,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
             reject(CANCELLED());
             const id = running.id;
             setTimeout(() => {
-              if (running?.id !== id) return;
-              clearTimeout(running.timer);
-              running = null;
-              replace();
+              if (running?.id === id) cutOff(id, null);
             }, CANCEL_GRACE_MS).unref();
           }
         };
@@ -273,8 +268,4 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   };
 
   return { engine, admin };
-}
-
-function fromWorker(e: SerializedError): Error {
-  return pgError(e.message, e.code, e.severity);
 }

@@ -43,16 +43,17 @@ export type Reply =
 
 const PARSERS = { ...TEXT_PARSERS, [OID.jsonb]: (text: string) => text };
 
-/** Bytes a result takes, near enough: string lengths, and 8 for anything else. Stops once past `limit`. */
-function resultBytes(rows: readonly Record<string, unknown>[]): number {
+/** Whether a result takes more than `limit` bytes, near enough: string lengths, 8 for anything else. */
+function overLimit(rows: readonly Record<string, unknown>[], limit: number): boolean {
   let bytes = 0;
   for (const row of rows) {
     for (const key in row) {
       const v = row[key];
-      bytes += key.length + (typeof v === 'string' ? v.length : v instanceof Uint8Array ? v.length * 2 : 8);
+      bytes += key.length + (typeof v === 'string' ? v.length : 8);
     }
+    if (bytes > limit) return true;
   }
-  return bytes;
+  return false;
 }
 
 async function start(init: WorkerStart): Promise<void> {
@@ -85,7 +86,7 @@ async function start(init: WorkerStart): Promise<void> {
     switch (job.kind) {
       case 'query': {
         const result = await db.query<Record<string, unknown>>(job.sql, job.params as unknown[]);
-        if (resultBytes(result.rows) > init.maxResultBytes) throw resultTooLarge(init.maxResultBytes);
+        if (overLimit(result.rows, init.maxResultBytes)) throw resultTooLarge(init.maxResultBytes);
         return reply(rowsReply(job.id, result));
       }
       case 'admin': {

@@ -6,8 +6,6 @@ import type { CachedPolicy } from '../../src/query/cache/cache-policy.ts';
 import { ResultCache, type CacheOptions } from '../../src/query/cache/result-cache.ts';
 import type { EncodedResult } from '../../src/query/encoded-result.ts';
 
-type CachedResult = EncodedResult;
-type CachePolicy = CachedPolicy;
 
 // Fake time: tests move the clock and fire the warming tick by hand, never sleeping.
 class FakeTime {
@@ -38,7 +36,7 @@ class FakeTime {
 /** Let settled promises' continuations run. */
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function result(body: string): CachedResult {
+function result(body: string): EncodedResult {
   return { body: Buffer.from(body), etag: `"${body}"`, rows: 1, truncated: false, dbTimeMs: 1 };
 }
 
@@ -50,7 +48,7 @@ function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: 
 }
 
 /** A load that counts calls and answers "<name>#<n>". */
-function counter(name: string): { load: () => Promise<CachedResult>; calls: () => number } {
+function counter(name: string): { load: () => Promise<EncodedResult>; calls: () => number } {
   let n = 0;
   return { load: async () => result(`${name}#${++n}`), calls: () => n };
 }
@@ -65,7 +63,7 @@ function setup(opts: Partial<CacheOptions> = {}): { cache: ResultCache; time: Fa
   return { cache, time };
 }
 
-const TTL: CachePolicy = { cached: true, ttlMs: 10_000, warmIntervalMs: null };
+const TTL: CachedPolicy = { cached: true, ttlMs: 10_000, warmIntervalMs: null };
 
 test('miss then hit with correct age and ttl remaining', async () => {
   const { cache, time } = setup();
@@ -105,7 +103,7 @@ test('cacheKey: declared params in declared order; sql and redact split keys', (
 
 test('50 concurrent misses run load once; 49 callers are coalesced', async () => {
   const { cache } = setup();
-  const d = deferred<CachedResult>();
+  const d = deferred<EncodedResult>();
   let calls = 0;
   const load = () => { calls++; return d.promise; };
   const pending = Array.from({ length: 50 }, () => cache.get('k', TTL, load));
@@ -136,7 +134,7 @@ test('an entry is never served at or past its ttl', async () => {
 test('errors are never cached: all waiters reject, next call loads again', async () => {
   const { cache } = setup();
   let calls = 0;
-  const d = deferred<CachedResult>();
+  const d = deferred<EncodedResult>();
   const failing = () => { calls++; return d.promise; };
   const p1 = cache.get('k', TTL, failing);
   const p2 = cache.get('k', TTL, failing);
@@ -156,7 +154,7 @@ test('errors are never cached: all waiters reject, next call loads again', async
 
 test('warming refreshes a recently requested key and drops an idle one', async () => {
   const { cache, time } = setup();
-  const warm: CachePolicy = { cached: true, ttlMs: 1_000, warmIntervalMs: 600 };
+  const warm: CachedPolicy = { cached: true, ttlMs: 1_000, warmIntervalMs: 600 };
   const a = counter('a');
   const b = counter('b');
   cache.startWarming();
@@ -196,8 +194,8 @@ test('warming refreshes a recently requested key and drops an idle one', async (
 
 test('callers never wait for a refresh; an expired entry joins the running refresh', async () => {
   const { cache, time } = setup();
-  const warm: CachePolicy = { cached: true, ttlMs: 1_000, warmIntervalMs: 500 };
-  const slow = deferred<CachedResult>();
+  const warm: CachedPolicy = { cached: true, ttlMs: 1_000, warmIntervalMs: 500 };
+  const slow = deferred<EncodedResult>();
   let calls = 0;
   const load = () => (++calls === 1 ? Promise.resolve(result('old')) : slow.promise);
   cache.startWarming();
@@ -226,7 +224,7 @@ test('callers never wait for a refresh; an expired entry joins the running refre
 test('a failed refresh keeps the old entry until its ttl, is retried on the warming schedule, then the next call loads', async () => {
   const errors: [string, unknown][] = [];
   const { cache, time } = setup({ onRefreshError: (key, err) => errors.push([key, err]) });
-  const warm: CachePolicy = { cached: true, ttlMs: 1_000, warmIntervalMs: 400 };
+  const warm: CachedPolicy = { cached: true, ttlMs: 1_000, warmIntervalMs: 400 };
   let calls = 0;
   const load = async () => {
     calls++;
@@ -301,9 +299,9 @@ test('eviction by bytes is LRU; an oversized result is served but not stored', a
 
 test('refreshes never overlap per key and are capped cache-wide', async () => {
   const { cache, time } = setup({ maxConcurrentRefreshes: 2 });
-  const warm: CachePolicy = { cached: true, ttlMs: 100_000, warmIntervalMs: 1_000 };
+  const warm: CachedPolicy = { cached: true, ttlMs: 100_000, warmIntervalMs: 1_000 };
   const running = new Map<string, number>();
-  const pendingRefreshes: { key: string; d: ReturnType<typeof deferred<CachedResult>> }[] = [];
+  const pendingRefreshes: { key: string; d: ReturnType<typeof deferred<EncodedResult>> }[] = [];
   let maxTotal = 0;
   let maxPerKey = 0;
   const loadFor = (key: string) => {
@@ -314,7 +312,7 @@ test('refreshes never overlap per key and are capped cache-wide', async () => {
       const total = [...running.values()].reduce((x, y) => x + y, 0);
       maxTotal = Math.max(maxTotal, total);
       maxPerKey = Math.max(maxPerKey, ...running.values());
-      const d = deferred<CachedResult>();
+      const d = deferred<EncodedResult>();
       pendingRefreshes.push({ key, d });
       return d.promise.finally(() => running.set(key, (running.get(key) ?? 1) - 1));
     };
@@ -355,7 +353,7 @@ test('startWarming is idempotent and unrefs; stop() clears the timer and halts r
   assert.equal(rec.ms, 250);
   assert.equal(rec.unrefd, true);
 
-  const warm: CachePolicy = { cached: true, ttlMs: 10_000, warmIntervalMs: 100 };
+  const warm: CachedPolicy = { cached: true, ttlMs: 10_000, warmIntervalMs: 100 };
   const a = counter('a');
   await cache.get('k', warm, a.load);
   cache.stop();
@@ -380,7 +378,7 @@ test('real timers: a warming cache that is never stopped does not keep the proce
 test('clear() empties the cache and in-flight loads do not repopulate it', async () => {
   const { cache } = setup();
   await cache.get('A', TTL, async () => result('a'));
-  const d = deferred<CachedResult>();
+  const d = deferred<EncodedResult>();
   const pending = cache.get('B', TTL, () => d.promise);
   cache.clear();
   assert.deepEqual([cache.stats().entries, cache.stats().bytes], [0, 0]);
@@ -402,7 +400,7 @@ test('expired, unrequested entries are swept on the tick, freeing bytes', async 
 
 test('a throwing onRefreshError is contained', async () => {
   const { cache, time } = setup({ onRefreshError: () => { throw new Error('reporter broke'); } });
-  const warm: CachePolicy = { cached: true, ttlMs: 1_000, warmIntervalMs: 100 };
+  const warm: CachedPolicy = { cached: true, ttlMs: 1_000, warmIntervalMs: 100 };
   let calls = 0;
   await cache.get('k', warm, async () => {
     if (++calls > 1) throw new Error('db down');

@@ -7,7 +7,6 @@ import { SYSTEM_CLOCK, type Clock } from '../../clock.ts';
 import type { EncodedResult } from '../encoded-result.ts';
 import type { CachedPolicy } from './cache-policy.ts';
 
-type CachedResult = EncodedResult;
 
 export interface CacheOptions {
   maxEntries: number;
@@ -44,16 +43,16 @@ export interface CacheStats {
 export type CacheStatus = 'hit' | 'miss' | 'coalesced';
 
 export interface CacheAnswer {
-  result: CachedResult;
+  result: EncodedResult;
   status: CacheStatus;
   ageMs: number;
   ttlRemainingMs: number;
 }
 
-type Load = () => Promise<CachedResult>;
+type Load = () => Promise<EncodedResult>;
 
 interface Entry {
-  result: CachedResult;
+  result: EncodedResult;
   /** When the load that produced `result` started: the data is at least this fresh. */
   createdAt: number;
   lastRequestedAt: number;
@@ -66,7 +65,7 @@ interface Entry {
 }
 
 interface Flight {
-  promise: Promise<CachedResult>;
+  promise: Promise<EncodedResult>;
   startedAt: number;
   refresh: boolean;
 }
@@ -165,14 +164,14 @@ export class ResultCache {
     this.bytes = 0;
   }
 
-  private answer(result: CachedResult, status: CacheStatus, startedAt: number, policy: CachedPolicy): CacheAnswer {
+  private answer(result: EncodedResult, status: CacheStatus, startedAt: number, policy: CachedPolicy): CacheAnswer {
     const now = this.clock.now();
     return { result, status, ageMs: Math.max(0, now - startedAt), ttlRemainingMs: Math.max(0, startedAt + policy.ttlMs - now) };
   }
 
   private startFlight(key: string, policy: CachedPolicy, load: Load, refresh: boolean, startedAt: number, run: Load = load): Flight {
     // Wrapping catches a synchronous throw from `load` so it rejects like an async failure.
-    const promise = new Promise<CachedResult>((resolve) => resolve(run()));
+    const promise = new Promise<EncodedResult>((resolve) => resolve(run()));
     const flight: Flight = { promise, startedAt, refresh };
     this.flights.set(key, flight);
     if (refresh) this.runningRefreshes.add(flight);
@@ -207,7 +206,7 @@ export class ResultCache {
     }
   }
 
-  private store(key: string, flight: Flight, policy: CachedPolicy, load: Load, result: CachedResult): void {
+  private store(key: string, flight: Flight, policy: CachedPolicy, load: Load, result: EncodedResult): void {
     const now = this.clock.now();
     const existing = this.entries.get(key);
     if (flight.refresh) {

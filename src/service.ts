@@ -16,6 +16,7 @@ import { Metrics } from './ops/metrics.ts';
 import { buildOpenApi } from './ops/openapi.ts';
 import { ResultCache } from './query/cache/result-cache.ts';
 import { StatementSlots } from './query/fairness.ts';
+import { POSTGRESQL } from './query/dialect/dialect.ts';
 import { loadRegistry, type Registry } from './query/registry.ts';
 import { loadSqlParser } from './query/sandbox/sql-parser.ts';
 import type { Engine } from './store/engine.ts';
@@ -51,7 +52,7 @@ export interface ServiceOptions {
 export async function startService(opts: ServiceOptions): Promise<Service> {
   const { config, logger } = opts;
   const parser = await loadSqlParser();
-  const registry = loadRegistry(config.queriesDir, parser);
+  const registry = loadRegistry(config.queriesDir, parser, config.compat);
   // Before anything starts: a scope naming no stored query stops start-up here.
   const auth = createAuthenticator(opts.grants, config.metricsToken, registry);
   const metrics = new Metrics();
@@ -67,7 +68,9 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const openapi = buildOpenApi(registry, packageVersion());
   const slots = new StatementSlots(config.maxStatementsPerToken);
   const { callerStatementTimeoutMs } = config;
-  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, slots, callerStatementTimeoutMs });
+  // Loaded only in COMPAT=logflare: the translator and the deparser cost the default mode nothing.
+  const dialect = config.compat === 'logflare' ? (await import('./query/dialect/bigquery-dialect.ts')).bigQueryDialect(parser) : POSTGRESQL;
+  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, slots, callerStatementTimeoutMs, dialect });
 
   let closing: Promise<void> | undefined;
   return {

@@ -35,8 +35,10 @@ function spawnMain(env: Record<string, string>): Running {
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
   child.stderr!.on('data', (d: Buffer) => (err += d));
+  // 'close', not 'exit': 'exit' can come before the last stdout chunk is read, and the logger
+  // writes its pending lines (the 'shut down' line among them) as the process exits.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+    child.on('close', (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
   return { child, stdout: () => out, stderr: () => err, exited };
 }

@@ -2,7 +2,8 @@
  * How the bench measures: every side warmed up, then run in alternating order, each figure the
  * median over runs, with the serving process's CPU per call beside the latency.
  */
-import { closedLoop, type Call, type RunResult } from '../lib/load-driver.ts';
+import { closedLoop, type Call, type RunOptions, type RunResult } from '../lib/load-driver.ts';
+import { runWrk, type WrkTarget } from '../lib/wrk.ts';
 import { fmt, median } from '../lib/load-stats.ts';
 
 /** Run lengths from the command line, and where progress goes. */
@@ -29,6 +30,8 @@ export interface Summary {
 export interface Side {
   label: string;
   call: Call;
+  /** Drive this side with wrk (its binary path and target) instead of `call` in this process. */
+  wrk?: { bin: string; target: WrkTarget };
   /** Cumulative CPU ms of the process that serves this side (CPU per call is robust to a busy machine). */
   cpuMs?: () => number;
   /** Checked when a call fails, to say so when the service process died (something else may kill it). */
@@ -71,10 +74,13 @@ export async function measure(timing: Timing, sides: Side[], concurrency: number
     const died = side.alive?.();
     throw new Error(`${side.label}: ${r.errors} of ${r.calls + r.errors} calls failed (${r.firstError})${died ? `; the service process ${died}` : ''}`);
   };
+  // wrk runs timed only: a side it drives ignores minCalls/maxCalls (HTTP rows never set them).
+  const drive = (side: Side, o: RunOptions): Promise<RunResult> =>
+    side.wrk ? runWrk(side.wrk.bin, side.wrk.target, o.concurrency, (o.durationMs || timing.seconds * 1000) / 1000) : closedLoop(side.call, o);
   for (const side of sides) {
     if (opts.warmupCalls === 0) continue;
     const warm = opts.warmupCalls === undefined ? { concurrency, durationMs: timing.warmup * 1000 } : { concurrency, durationMs: 0, minCalls: opts.warmupCalls, maxCalls: opts.warmupCalls };
-    check(side, await closedLoop(side.call, warm));
+    check(side, await drive(side, warm));
   }
   const results: { run: RunResult; cpu: number }[][] = sides.map(() => []);
   for (let run = 0; run < runs; run++) {
@@ -83,7 +89,7 @@ export async function measure(timing: Timing, sides: Side[], concurrency: number
     for (const i of order) {
       const side = sides[i]!;
       const cpu0 = side.cpuMs?.() ?? Number.NaN;
-      const r = await closedLoop(side.call, {
+      const r = await drive(side, {
         concurrency,
         durationMs: opts.maxCalls === undefined ? timing.seconds * 1000 : 0,
         ...(opts.minCalls === undefined ? {} : { minCalls: opts.minCalls }),

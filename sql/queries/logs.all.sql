@@ -2,12 +2,14 @@
 -- Nine sources, one CTE each, named after the table it reads. Inside its own body a CTE's name
 -- still means the table (a non-recursive CTE cannot see itself); everywhere after, it means the
 -- filtered CTE, which is what sandboxed caller SQL reads.
+-- `identifier` is the row's project reference, the column Logflare's platform adds to every source
+-- (Studio and the Supabase MCP server select and filter on it).
 -- Absent or empty time bounds are bound as NULL; unnamed statements are planned with their
 -- parameter values, so the IS NULL branches fold away and the (project, timestamp desc) index is used.
 with
 -- edge request logs
 edge_logs as (
-  select t.id, t.timestamp, t.event_message, t.metadata
+  select t.id, t.timestamp, t.event_message, t.metadata, t.project as identifier
   from edge_logs t
   where t.project = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
@@ -16,7 +18,7 @@ edge_logs as (
 ),
 -- database logs
 postgres_logs as (
-  select t.id, t.timestamp, t.event_message, t.metadata
+  select t.id, t.timestamp, t.event_message, t.metadata, t.project as identifier
   from postgres_logs t
   where t.project = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
@@ -25,7 +27,7 @@ postgres_logs as (
 ),
 -- function edge logs
 function_edge_logs as (
-  select t.id, t.timestamp, t.event_message, t.metadata
+  select t.id, t.timestamp, t.event_message, t.metadata, t.metadata->>'project_ref' as identifier
   from function_edge_logs t
   where t.metadata->>'project_ref' = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
@@ -34,7 +36,7 @@ function_edge_logs as (
 ),
 -- function logs
 function_logs as (
-  select t.id, t.timestamp, t.event_message, t.metadata
+  select t.id, t.timestamp, t.event_message, t.metadata, t.metadata->>'project_ref' as identifier
   from function_logs t
   where t.metadata->>'project_ref' = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
@@ -43,7 +45,7 @@ function_logs as (
 ),
 -- auth logs
 auth_logs as (
-  select t.id, t.timestamp, t.event_message, t.metadata
+  select t.id, t.timestamp, t.event_message, t.metadata, t.project as identifier
   from auth_logs t
   where t.project = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
@@ -52,7 +54,7 @@ auth_logs as (
 ),
 -- realtime logs
 realtime_logs as (
-  select t.id, t.timestamp, t.event_message, t.metadata
+  select t.id, t.timestamp, t.event_message, t.metadata, t.metadata->>'project' as identifier
   from realtime_logs t
   where t.metadata->>'project' = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
@@ -61,7 +63,7 @@ realtime_logs as (
 ),
 -- storage logs
 storage_logs as (
-  select t.id, t.timestamp, t.event_message, t.metadata
+  select t.id, t.timestamp, t.event_message, t.metadata, t.metadata->>'project' as identifier
   from storage_logs t
   where t.metadata->>'project' = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
@@ -70,7 +72,7 @@ storage_logs as (
 ),
 -- REST API logs
 postgrest_logs as (
-  select t.id, t.timestamp, t.event_message, t.metadata
+  select t.id, t.timestamp, t.event_message, t.metadata, t.project as identifier
   from postgrest_logs t
   where t.project = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
@@ -79,7 +81,7 @@ postgrest_logs as (
 ),
 -- connection-pooler logs
 pgbouncer_logs as (
-  select t.id, t.timestamp, t.event_message, t.metadata
+  select t.id, t.timestamp, t.event_message, t.metadata, t.project as identifier
   from pgbouncer_logs t
   where t.project = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)

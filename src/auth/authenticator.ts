@@ -23,6 +23,9 @@ export interface Authenticator {
   checkMetrics(headers: IncomingHttpHeaders): void;
 }
 
+/** Valid tokens remembered by the authenticator (more than any deployment configures). */
+const KNOWN_TOKENS = 1024;
+
 /** A fresh random token for embedded mode when none is configured: an ordinary, unscoped grant. */
 export function generateGrant(): { token: string; grant: TokenGrant } {
   const token = randomBytes(24).toString('base64url');
@@ -88,9 +91,22 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
     if (i === -1) throw unauthorized();
     return i;
   };
+  // Tokens already matched → their grant: a hit skips the SHA-256 and the comparisons (every call
+  // carries a token). Only valid tokens enter, so random ones cannot churn it; a miss still does
+  // the constant-time comparison against every grant.
+  const known = new Map<string, number>();
+  const principalOf = (headers: IncomingHttpHeaders): Principal => {
+    const token = presentedToken(headers);
+    const hit = token === null ? undefined : known.get(token);
+    if (hit !== undefined) return principals[hit]!;
+    const i = match(headers, digests);
+    if (known.size >= KNOWN_TOKENS) known.delete(known.keys().next().value!);
+    known.set(token!, i);
+    return principals[i]!;
+  };
   return Object.freeze({
     check(headers: IncomingHttpHeaders): Principal {
-      return principals[match(headers, digests)]!;
+      return principalOf(headers);
     },
     checkMetrics(headers: IncomingHttpHeaders): void {
       if (metricsDigests !== null) {
@@ -98,7 +114,7 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
         return;
       }
       // Metrics name every stored query: only a token that may already call them all reads them.
-      if (!principals[match(headers, digests)]!.unscoped) throw unauthorized();
+      if (!principalOf(headers).unscoped) throw unauthorized();
     },
   });
 }

@@ -14,12 +14,7 @@ export interface RequestInput {
  */
 export async function readInput(req: IncomingMessage, search: string, maxBodyBytes: number): Promise<RequestInput> {
   const raw = new Map<string, string[]>();
-  const add = (name: string, value: string) => {
-    const list = raw.get(name);
-    if (list) list.push(value);
-    else raw.set(name, [value]);
-  };
-  for (const [name, value] of new URLSearchParams(search)) add(name, value);
+  for (const [name, value] of new URLSearchParams(search)) add(raw, name, value);
   if (req.method === 'POST') {
     const body = await readBody(req, maxBodyBytes);
     for (const [name, value] of Object.entries(parseJsonObject(body))) {
@@ -27,7 +22,7 @@ export async function readInput(req: IncomingMessage, search: string, maxBodyByt
       if (typeof value !== 'string') {
         throw new HttpError('invalid_parameter', `Body field "${name}" must be a string.`, { param: name });
       }
-      add(name, value);
+      add(raw, name, value);
     }
   }
   const sqlValues = raw.get('sql');
@@ -37,6 +32,13 @@ export async function readInput(req: IncomingMessage, search: string, maxBodyByt
   }
   const sql = sqlValues?.[0];
   return { raw, sql: sql === undefined || sql.trim() === '' ? null : sql };
+}
+
+// Module-level rather than a closure per request: this runs on every call, cached ones included.
+function add(raw: Map<string, string[]>, name: string, value: string): void {
+  const list = raw.get(name);
+  if (list) list.push(value);
+  else raw.set(name, [value]);
 }
 
 function parseJsonObject(body: string): Record<string, unknown> {

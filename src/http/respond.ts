@@ -37,7 +37,7 @@ export function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: Qu
     ...headers,
     ETag: result.etag,
     'Cache-Status': cacheStatus(answer),
-    'Server-Timing': `db;dur=${answer.cache === 'hit' ? 0 : result.dbTimeMs.toFixed(2)}, total;dur=${totalMs.toFixed(2)}`,
+    'Server-Timing': `db;dur=${answer.cache === 'hit' ? 0 : result.dbTimeMs.toFixed(2)}, ${answer.translateMs === undefined ? '' : `translate;dur=${answer.translateMs.toFixed(2)}, `}total;dur=${totalMs.toFixed(2)}`,
   };
   if (answer.cache === 'hit') out.Age = String(Math.floor(answer.ageMs / 1000));
   if (result.truncated) out['X-Result-Truncated'] = 'true';

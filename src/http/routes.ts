@@ -11,6 +11,7 @@ import type { ResultCache } from '../query/cache/result-cache.ts';
 import { REDACT_HEADER } from '../query/redaction.ts';
 import type { Registry, StoredQuery } from '../query/registry.ts';
 import type { StatementSlots } from '../query/fairness.ts';
+import type { Dialect } from '../query/dialect/dialect.ts';
 import { runQuery } from '../query/run-query.ts';
 import { HttpError } from '../errors.ts';
 import { mapDbError } from '../store/db-errors.ts';
@@ -32,6 +33,7 @@ export interface RouteDeps {
   openapi: OpenApi;
   slots: StatementSlots;
   callerStatementTimeoutMs: number;
+  dialect: Dialect;
   /** Each stored query with its listing entry, built once. */
   listing: readonly { q: StoredQuery; listed: ListedQuery }[];
 }

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { ResponseShape } from '../query/logflare-shape.ts';
 import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError, type TokenGrant } from '../auth/access-tokens.ts';
 
 /** Everything the service reads from its environment, validated once at start-up. */
@@ -38,7 +39,12 @@ export interface Config {
   queriesDir: string;
   /** Rows the embedded store is seeded with on first start (edge rows; other sources proportional). */
   seedRows: number;
+  /** `logflare`: serve Logflare's clients (BigQuery-dialect sql, its response shape; docs/logflare-compat.md). */
+  compat: Compat | null;
 }
+
+export const COMPAT_MODES = ['logflare'] as const;
+export type Compat = (typeof COMPAT_MODES)[number];
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -74,7 +80,7 @@ export const SETTINGS = Object.freeze({
   SEED_ROWS: { default: '5000', range: [0, 10_000_000], help: 'edge rows of demo data written to an empty embedded store (others proportional)' },
   STATEMENT_TIMEOUT_MS: { default: '15000', range: [1, 3_600_000], help: 'per statement, enforced by PostgreSQL (the embedded engine: by replacing its worker)' },
   CALLER_STATEMENT_TIMEOUT_MS: { default: '5000', range: [1, 3_600_000], help: 'statement timeout for calls with caller `sql` or a regular-expression parameter (at most `STATEMENT_TIMEOUT_MS`)' },
-  MAX_STATEMENTS_PER_TOKEN: { default: 'half of `POOL_MAX`', range: [1, 10_000], help: 'statements one access token may have running at once (uncached calls, cache misses); one more is answered 429, so one token never holds the whole pool' },
+  MAX_STATEMENTS_PER_TOKEN: { default: 'half of `POOL_MAX` (all of it with `COMPAT=logflare`)', range: [1, 10_000], help: 'statements one access token may have running at once (uncached calls, cache misses); one more is answered 429, so one token never holds the whole pool' },
   MAX_RESULT_BYTES: { default: '16777216', range: [1024, 2 ** 31 - 1], help: 'largest result a call may produce (400 `result_too_large` beyond)' },
   POOL_MAX: { default: '10', range: [1, 1000], help: 'connections to `DATABASE_URL`' },
   POOL_MAX_WAITING: { default: '100', range: [0, 100_000], help: 'calls that may wait for a busy pool; one more is answered 503 at once (0: never wait)' },
@@ -90,6 +96,7 @@ export const SETTINGS = Object.freeze({
   DRAIN_TIMEOUT_MS: { default: '8000', range: [0, 600_000], help: 'on SIGTERM/SIGINT, how long in-flight requests may still take' },
   QUERIES_DIR: { default: '`sql/queries`', help: 'directory of stored queries (`<name>.json` + `<name>.sql`)' },
   LOG_LEVEL: { default: 'info', help: '`debug`, `info`, `warn`, `error`, `silent` (JSON lines)' },
+  COMPAT: { default: '–', help: '`logflare`: answer as Logflare does for Supabase Studio and its other clients (BigQuery-dialect `sql`, Logflare\'s response shape, Studio\'s intervals; [details](#use-it-with-supabase-studio))' },
 } satisfies Record<string, Setting>);
 
 export type SettingName = keyof typeof SETTINGS;
@@ -127,6 +134,8 @@ export function readConfig(env: Env = process.env): Config {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(logSchema)) {
     throw new ConfigError(`LOG_SCHEMA must be a lowercase identifier ([a-z_][a-z0-9_]*), got "${logSchema}"`);
   }
+  const compat = (str('COMPAT') ?? null) as Compat | null;
+  if (compat !== null && !COMPAT_MODES.includes(compat)) throw new ConfigError(`COMPAT must be ${COMPAT_MODES.join(' or ')} (or unset), got "${compat}"`);
   const logLevel = (str('LOG_LEVEL') ?? SETTINGS.LOG_LEVEL.default) as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
 
@@ -158,7 +167,9 @@ export function readConfig(env: Env = process.env): Config {
     dataDir: str('DATA_DIR') ?? null,
     statementTimeoutMs,
     callerStatementTimeoutMs: Math.min(int('CALLER_STATEMENT_TIMEOUT_MS'), statementTimeoutMs),
-    maxStatementsPerToken: int('MAX_STATEMENTS_PER_TOKEN', Math.ceil(poolMax / 2)),
+    // Studio calls with one token for all its users (LOGFLARE_PRIVATE_ACCESS_TOKEN): half the pool
+    // per token would make Studio's own parallel page loads queue behind each other as 429s.
+    maxStatementsPerToken: int('MAX_STATEMENTS_PER_TOKEN', compat === 'logflare' ? poolMax : Math.ceil(poolMax / 2)),
     maxResultBytes: int('MAX_RESULT_BYTES'),
     cacheMaxEntries: int('CACHE_MAX_ENTRIES'),
     cacheMaxBytes: int('CACHE_MAX_BYTES'),
@@ -175,7 +186,13 @@ export function readConfig(env: Env = process.env): Config {
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS'),
     queriesDir,
     seedRows: int('SEED_ROWS'),
+    compat,
   });
+}
+
+/** How the engine encodes values: Logflare's shape in COMPAT=logflare, else the standard one. */
+export function responseShape(config: Pick<Config, 'compat'>): ResponseShape {
+  return config.compat === 'logflare' ? 'logflare' : 'standard';
 }
 
 function readTokens(list: string | undefined, file: string | undefined): TokenGrant[] {

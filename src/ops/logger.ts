@@ -11,7 +11,7 @@ export interface Logger {
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 /** A logger that drops lines below `level`; `write` is injectable for tests. */
-export function createLogger(level: LogLevel, write: (line: string, level: LogLevel) => void = defaultWrite): Logger {
+export function createLogger(level: LogLevel, write: (line: string, level: LogLevel) => void = standardStreams()): Logger {
   const at = (lvl: Exclude<LogLevel, 'silent'>) => (msg: string, fields: Record<string, unknown> = {}) => {
     if (RANK[lvl] < RANK[level]) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }), lvl);
@@ -19,8 +19,35 @@ export function createLogger(level: LogLevel, write: (line: string, level: LogLe
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-function defaultWrite(line: string, level: LogLevel): void {
-  (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(line + '\n');
+/** Largest batch of stdout lines held before it is written. */
+const BATCH_CHARS = 64 * 1024;
+
+/**
+ * stdout in batches, stderr at once. The request log is a line per request; stdout to a pipe or a
+ * file is a blocking write in Node, so lines are joined and written once per event-loop turn (or
+ * per 64 KiB) instead of once each. Pending lines are written on exit, `process.exit()` included.
+ */
+function standardStreams(): (line: string, level: LogLevel) => void {
+  let pending = '';
+  let scheduled: NodeJS.Immediate | null = null;
+  const flush = (): void => {
+    scheduled = null;
+    if (pending === '') return;
+    const out = pending;
+    pending = '';
+    process.stdout.write(out);
+  };
+  process.on('exit', flush);
+  return (line, level) => {
+    if (level === 'error' || level === 'warn') {
+      flush(); // keeps the order of what came before
+      process.stderr.write(line + '\n');
+      return;
+    }
+    pending += line + '\n';
+    if (pending.length >= BATCH_CHARS) flush();
+    else if (scheduled === null) scheduled = setImmediate(flush).unref();
+  };
 }
 
 /** Fields worth logging from an error: never SQL text or parameter values. */

@@ -148,8 +148,15 @@ class Histogram {
   }
 }
 
+/**
+ * A series' map key. Each metric builds its label objects with the same names in the same order,
+ * so the values alone identify the series; NUL never occurs in a label value (route kinds, stored
+ * query names, status codes, reasons, outcomes). Called on every request: no JSON, no entries array.
+ */
 function labelKey(labels: Labels): string {
-  return JSON.stringify(Object.entries(labels));
+  let key = '';
+  for (const name in labels) key += `${labels[name]}\u0000`;
+  return key;
 }
 
 /** `{a="x",b="y"}` with the format's escapes (backslash, double quote, newline); empty set → ''. */

@@ -15,6 +15,7 @@ export const OID = {
   timestamptz: 1184,
   interval: 1186,
   timetz: 1266,
+  json: 114,
   jsonb: 3802,
 } as const;
 
@@ -56,7 +57,7 @@ export function encodeResult(rows: readonly Record<string, unknown>[]): Buffer {
 }
 
 // "2026-11-22 10:15:30.123+00" (fraction optional, trailing zeros trimmed by PostgreSQL).
-const PG_TIMESTAMP = /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?(\+00)?$/;
+export const PG_TIMESTAMP = /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?(\+00)?$/;
 
 /**
  * `timestamptz`/`timestamp` text → RFC 3339 in UTC with exactly six fractional digits

@@ -1,4 +1,5 @@
 import { HttpError } from '../errors.ts';
+import type { Compat } from '../ops/config.ts';
 
 /** A declared parameter of a stored query (from its settings file). */
 export type ParamSpec =
@@ -103,7 +104,7 @@ const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RESERVED_PARAMS: ReadonlySet<string> = new Set(['sql']);
 
 /** Parse the `params` object of a settings file; `fail` raises a definition error naming the file. */
-export function parseParamDeclarations(raw: unknown, fail: (problem: string) => never): Readonly<Record<string, ParamSpec>> {
+export function parseParamDeclarations(raw: unknown, fail: (problem: string) => never, compat: Compat | null = null): Readonly<Record<string, ParamSpec>> {
   if (raw === undefined) return Object.freeze({});
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('"params" must be an object');
   const out: Record<string, ParamSpec> = {};
@@ -121,7 +122,13 @@ export function parseParamDeclarations(raw: unknown, fail: (problem: string) => 
       if (!Array.isArray(values) || values.length === 0 || !values.every((v) => typeof v === 'string' && v !== '')) {
         fail(`parameter "${name}": enum "values" must be a non-empty array of strings`);
       }
-      out[name] = Object.freeze({ type, ...base, values: Object.freeze([...(values as string[])]) });
+      // `logflareValues`: spellings Logflare's clients send, accepted only with COMPAT=logflare.
+      const extra = spec.logflareValues ?? [];
+      if (!Array.isArray(extra) || !extra.every((v) => typeof v === 'string' && v !== '')) {
+        fail(`parameter "${name}": enum "logflareValues" must be an array of strings`);
+      }
+      const accepted = [...(values as string[]), ...(compat === 'logflare' ? (extra as string[]) : [])];
+      out[name] = Object.freeze({ type, ...base, values: Object.freeze(accepted) });
     } else {
       out[name] = Object.freeze({ type: type as 'string' | 'regex' | 'timestamp', ...base });
     }

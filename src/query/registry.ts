@@ -4,6 +4,7 @@ import { cachePolicy, type CachePolicy } from './cache/cache-policy.ts';
 import { rowLimit, type RowLimit } from './max-rows.ts';
 import { parseParamDeclarations, type ParamSpec } from './params.ts';
 import type { SqlParser } from './sandbox/sql-parser.ts';
+import type { Compat } from '../ops/config.ts';
 import { prepareSandbox, type SandboxTemplate } from './sandbox/stored-statement.ts';
 import { bindSql } from './sql-bind.ts';
 
@@ -57,9 +58,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)*$/;
 
 /** Load every `<name>.json` + `<name>.sql` pair in `dir`, validate and compile them. */
-export function loadRegistry(dir: string, parser: SqlParser): Registry {
+export function loadRegistry(dir: string, parser: SqlParser, compat: Compat | null = null): Registry {
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-  const all = files.map((f) => loadOne(join(dir, f), parser));
+  const all = files.map((f) => loadOne(join(dir, f), parser, compat));
   if (all.length === 0) throw new DefinitionError(`${dir}: no stored queries (*.json with a matching *.sql) found`);
   const byId = new Map<string, StoredQuery>();
   const byName = new Map<string, StoredQuery>();
@@ -75,7 +76,7 @@ export function loadRegistry(dir: string, parser: SqlParser): Registry {
   });
 }
 
-function loadOne(file: string, parser: SqlParser): StoredQuery {
+function loadOne(file: string, parser: SqlParser, compat: Compat | null): StoredQuery {
   const fail = (problem: string): never => {
     throw new DefinitionError(`${file}: ${problem}`);
   };
@@ -103,7 +104,7 @@ function loadOne(file: string, parser: SqlParser): StoredQuery {
   // Caller SQL can transform a value past any pattern (reverse(), replace(), casts, JSON keys), so a
   // stored query that must always be redacted cannot also accept caller SQL (docs/redaction.md).
   if (def.redactPii === true && def.sandboxing === true) fail('"redactPii": true cannot be combined with "sandboxing": true (caller sql could undo the redaction)');
-  const params = parseParamDeclarations(def.params, fail);
+  const params = parseParamDeclarations(def.params, fail, compat);
   const columns = def.columns ?? {};
   if (typeof columns !== 'object' || columns === null || Array.isArray(columns)) fail('"columns" must be an object');
 

@@ -14,7 +14,7 @@ import { encodedResult, type EncodedResult } from './encoded-result.ts';
 import { validateParams, type RawParams } from './params.ts';
 import { applyRedaction, redactionApplies } from './redaction.ts';
 import type { StoredQuery } from './registry.ts';
-import { composeSandboxed } from './sandbox/compose.ts';
+import type { Dialect } from './dialect/dialect.ts';
 import { StatementSlots } from './fairness.ts';
 
 /** What one call supplies, already read off the HTTP request. */
@@ -39,6 +39,8 @@ export interface QueryAnswer {
   cache: CacheStatus | 'bypass';
   ageMs: number;
   ttlRemainingMs: number;
+  /** Milliseconds spent translating caller sql, when it was translated for this call. */
+  translateMs: number | undefined;
 }
 
 export interface QueryDeps {
@@ -47,6 +49,8 @@ export interface QueryDeps {
   slots: StatementSlots;
   /** Statement timeout for calls carrying caller SQL or a regular-expression parameter (ms). */
   callerStatementTimeoutMs: number;
+  /** The dialect caller sql is written in. */
+  dialect: Dialect;
 }
 
 /** The statement a call runs and its bound values: parameters validated, caller SQL composed, max rows applied. */
@@ -55,47 +59,70 @@ export interface BoundStatement {
   params: (string | null)[];
   /** Declared parameter → canonical value (the cache key's part). */
   values: Readonly<Record<string, string | null>>;
+  /** Milliseconds spent translating caller sql (BigQuery dialect, first time that text was seen). */
+  translateMs: number | undefined;
 }
 
 /** Validate and bind; throws the 400s of bad parameters and refused caller SQL. */
-export function bindStatement(q: StoredQuery, raw: RawParams, callerSql: string | null): BoundStatement {
+export function bindStatement(q: StoredQuery, raw: RawParams, callerSql: string | null, dialect: Dialect): BoundStatement {
   if (callerSql !== null && q.sandbox === null) throw new HttpError('sandbox_disabled');
   const values = validateParams(q.params, raw);
-  const sql = callerSql === null || q.sandbox === null ? q.limitedSql : q.rowLimit.wrap(composeSandboxed(q.sandbox, callerSql));
-  return { sql, params: q.bindOrder.map((name) => values[name] ?? null), values };
+  const params = q.bindOrder.map((name) => values[name] ?? null);
+  if (callerSql === null || q.sandbox === null) return { sql: q.limitedSql, params, values, translateMs: undefined };
+  const composed = dialect.compose(q.sandbox, callerSql);
+  return { sql: q.rowLimit.wrap(composed.sql), params, values, translateMs: composed.translateMs };
 }
 
 export async function runQuery(deps: QueryDeps, call: QueryCall): Promise<QueryAnswer> {
   const q = call.query;
   // Validate and compose caller SQL before the cache: a rejected statement never costs a lookup.
-  const { sql, params, values } = bindStatement(q, call.raw, call.sql);
+  const { sql, params, values, translateMs } = bindStatement(q, call.raw, call.sql, deps.dialect);
   const redact = redactionApplies(q.redactPii, call.redactHeader);
-  const errorContext = { callerSql: call.sql !== null, regexParam: q.regexParam };
   // What the caller controls (its SQL, a regular expression) gets the shorter statement timeout.
   const timeoutMs = call.sql !== null || q.regexParam !== undefined ? deps.callerStatementTimeoutMs : undefined;
-
-  const load = async (signal?: AbortSignal, owner?: object): Promise<EncodedResult> => {
-    const started = performance.now();
-    let rows;
-    try {
-      rows = await deps.engine.query(sql, params, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(owner ? { owner } : {}) });
-    } catch (err) {
-      throw mapDbError(err, errorContext);
-    }
-    const dbTimeMs = performance.now() - started;
-    const capped = q.rowLimit.cap(rows);
-    const out = applyRedaction(redact, capped.rows);
-    return encodedResult(encodeResult(out), out.length, capped.truncated, dbTimeMs);
-  };
+  const statement: Statement = { q, sql, params, redact, timeoutMs, callerSql: call.sql !== null };
 
   const policy = q.cachePolicy;
   if (!policy.cached) {
     // Only an uncached call may be cancelled by its caller: a cached load is shared with other waiters.
-    const result = await deps.slots.run(call.owner, () => load(call.clientGone(), call.owner));
-    return { result, cache: 'bypass', ageMs: 0, ttlRemainingMs: 0 };
+    const result = await deps.slots.run(call.owner, () => loadResult(deps.engine, statement, call.clientGone(), call.owner));
+    return { result, cache: 'bypass', ageMs: 0, ttlRemainingMs: 0, translateMs };
   }
   const key = cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: call.sql, redact });
-  // The caller whose miss starts the load pays with its slot; warming refreshes re-run plain `load`.
-  const answer = await deps.cache.get(key, policy, load, () => deps.slots.run(call.owner, () => load(undefined, call.owner)));
-  return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs };
+  // The caller whose miss starts the load pays with its slot; warming refreshes re-run the plain load.
+  const answer = await deps.cache.get(
+    key,
+    policy,
+    () => loadResult(deps.engine, statement),
+    () => deps.slots.run(call.owner, () => loadResult(deps.engine, statement, undefined, call.owner)),
+  );
+  return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs, translateMs };
+}
+
+/** What one call runs, bound and decided: everything loadResult needs. */
+interface Statement {
+  q: StoredQuery;
+  sql: string;
+  params: (string | null)[];
+  redact: boolean;
+  timeoutMs: number | undefined;
+  callerSql: boolean;
+}
+
+/**
+ * Run the statement and encode its answer (max rows, redaction). A module function rather than a
+ * closure built per call: a cache hit, the common case, never runs it.
+ */
+async function loadResult(engine: Engine, s: Statement, signal?: AbortSignal, owner?: object): Promise<EncodedResult> {
+  const started = performance.now();
+  let rows;
+  try {
+    rows = await engine.query(s.sql, s.params, { ...(signal ? { signal } : {}), ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }), ...(owner ? { owner } : {}) });
+  } catch (err) {
+    throw mapDbError(err, { callerSql: s.callerSql, regexParam: s.q.regexParam });
+  }
+  const dbTimeMs = performance.now() - started;
+  const capped = s.q.rowLimit.cap(rows);
+  const out = applyRedaction(s.redact, capped.rows);
+  return encodedResult(encodeResult(out), out.length, capped.truncated, dbTimeMs);
 }

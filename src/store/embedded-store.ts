@@ -1,4 +1,4 @@
-import type { Config } from '../ops/config.ts';
+import { responseShape, type Config } from '../ops/config.ts';
 import { generateDemoLogs, insertDemoLogs } from './demo/demo-data.ts';
 import type { AdminExec, Engine } from './engine.ts';
 import { createPgliteEngine } from './pglite-engine.ts';
@@ -15,6 +15,7 @@ export async function openEmbeddedStore(config: Config, logger: Logger): Promise
     schema: config.logSchema,
     statementTimeoutMs: config.statementTimeoutMs,
     maxResultBytes: config.maxResultBytes,
+    responseShape: responseShape(config),
   });
   await applySchema(admin, config.logSchema);
   const existing = await engine.query(`select exists (select 1 from ${quoteIdent(config.logSchema)}.edge_logs) as seeded`, []);

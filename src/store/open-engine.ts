@@ -1,4 +1,4 @@
-import type { Config } from '../ops/config.ts';
+import { responseShape, type Config } from '../ops/config.ts';
 import { errorFields, type Logger } from '../ops/logger.ts';
 import type { Engine } from './engine.ts';
 import { createPgEngine } from './pg-engine.ts';
@@ -14,6 +14,7 @@ export async function openEngine(config: Config, logger: Logger): Promise<Engine
       poolMaxWaiting: config.poolMaxWaiting,
       connectTimeoutMs: config.connectTimeoutMs,
       maxResultBytes: config.maxResultBytes,
+      responseShape: responseShape(config),
       onIdleError: (err) => logger.warn('idle database connection lost', errorFields(err)),
     });
   }

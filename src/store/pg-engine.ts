@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { TEXT_PARSERS } from '../query/encode.ts';
+import { textParsers, type ResponseShape } from '../query/logflare-shape.ts';
 import type { Engine, QueryOptions, Row } from './engine.ts';
 import { DEFAULT_MAX_RESULT_BYTES, resultTooLarge } from './result-limit.ts';
 import { sessionSettings } from './session-settings.ts';
@@ -19,14 +19,18 @@ export interface PgEngineOptions {
   connectTimeoutMs: number;
   /** Largest result, in bytes read off the socket during one statement; beyond it the statement is cut off. */
   maxResultBytes?: number;
+  /** How values are encoded (COMPAT=logflare: Logflare's shape); standard when unset. */
+  responseShape?: ResponseShape;
   /** Called for errors on idle connections (server restart, killed backend); they must not crash us. */
   onIdleError?: (err: Error) => void;
 }
-const types = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    return TEXT_PARSERS[oid] ?? pg.types.getTypeParser(oid, format);
-  },
-};
+/** The driver's type parsers with ours (encode.ts) in front. */
+function typesFor(shape: ResponseShape): pg.CustomTypesConfig {
+  const parsers = textParsers(shape);
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+  };
+}
 
 /** The session settings (session-settings.ts) as a startup-packet `options` string: one round trip per statement. */
 export function sessionOptions(schema: string, statementTimeoutMs: number): string {
@@ -42,7 +46,7 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
     idleTimeoutMillis: 30_000,
     application_name: 'saved-query-endpoints',
     options: sessionOptions(opts.schema, opts.statementTimeoutMs),
-    types,
+    types: typesFor(opts.responseShape ?? 'standard'),
     // A query stuck on a dead socket must still end: the server-side timeout plus a margin.
     query_timeout: opts.statementTimeoutMs + 5_000,
   };

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { RawJson } from '../query/encode.ts';
+import type { ResponseShape } from '../query/logflare-shape.ts';
 import type { AdminExec, Engine, QueryOptions, Row } from './engine.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from './result-limit.ts';
 import { sessionSettings } from './session-settings.ts';
@@ -12,6 +13,8 @@ export interface PgliteEngineOptions {
   statementTimeoutMs: number;
   /** Result byte limit of one statement; default DEFAULT_MAX_RESULT_BYTES. */
   maxResultBytes?: number;
+  /** How values are encoded (COMPAT=logflare: Logflare's shape); standard when unset. */
+  responseShape?: ResponseShape;
 }
 
 type JobBody = Job extends infer J ? (J extends { id: number } ? Omit<J, 'id'> : never) : never;
@@ -83,7 +86,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
 
   function spawn(): Promise<void> {
     ready = false;
-    const start: WorkerStart = { dataDir: opts.dataDir, snapshot: opts.dataDir === null ? snapshot : null, setup, maxResultBytes: opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES };
+    const start: WorkerStart = { dataDir: opts.dataDir, snapshot: opts.dataDir === null ? snapshot : null, setup, maxResultBytes: opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, responseShape: opts.responseShape ?? 'standard' };
     // A heap limit of its own: a statement that blows the worker's heap ends the worker, not the process.
     const w = new Worker(WORKER_BOOT, { eval: true, workerData: start, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
     worker = w;

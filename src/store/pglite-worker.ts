@@ -11,7 +11,8 @@
  */
 import { PGlite, type Results } from '@electric-sql/pglite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { OID, TEXT_PARSERS } from '../query/encode.ts';
+import { OID } from '../query/encode.ts';
+import { textParsers, wrapNestedObjects, type ResponseShape } from '../query/logflare-shape.ts';
 import { resultTooLarge } from './result-limit.ts';
 
 export interface WorkerStart {
@@ -22,6 +23,7 @@ export interface WorkerStart {
   setup: string;
   /** Result byte limit of one statement (an estimate from the values' lengths). */
   maxResultBytes: number;
+  responseShape: ResponseShape;
 }
 
 export type Job =
@@ -41,7 +43,13 @@ export type Reply =
   | { id: number; ok: true; dump: ArrayBuffer }
   | { id: number; ok: false; error: SerializedError };
 
-const PARSERS = { ...TEXT_PARSERS, [OID.jsonb]: (text: string) => text };
+/** JSON column types whose text is sent back as is, for the parent to mark as RawJson. */
+const RAW_JSON_OIDS: Readonly<Record<ResponseShape, readonly number[]>> = { standard: [OID.jsonb], logflare: [OID.jsonb, OID.json] };
+
+function parsersFor(shape: ResponseShape): Record<number, (text: string) => unknown> {
+  const json = shape === 'logflare' ? wrapNestedObjects : (text: string) => text;
+  return { ...textParsers(shape), ...Object.fromEntries(RAW_JSON_OIDS[shape].map((oid) => [oid, json])) };
+}
 
 /** Whether a result takes more than `limit` bytes, near enough: string lengths, 8 for anything else. */
 function overLimit(rows: readonly Record<string, unknown>[], limit: number): boolean {
@@ -58,7 +66,8 @@ function overLimit(rows: readonly Record<string, unknown>[], limit: number): boo
 
 async function start(init: WorkerStart): Promise<void> {
   const port = parentPort!;
-  const options = { parsers: PARSERS, ...(init.snapshot === null ? {} : { loadDataDir: new Blob([init.snapshot]) }) };
+  const rawJson = RAW_JSON_OIDS[init.responseShape];
+  const options = { parsers: parsersFor(init.responseShape), ...(init.snapshot === null ? {} : { loadDataDir: new Blob([init.snapshot]) }) };
   const db = init.dataDir === null ? new PGlite(options) : new PGlite(init.dataDir, options);
   await db.waitReady;
   await db.exec(init.setup);
@@ -68,7 +77,7 @@ async function start(init: WorkerStart): Promise<void> {
     id,
     ok: true,
     rows: result.rows,
-    jsonb: result.fields.filter((f) => f.dataTypeID === OID.jsonb).map((f) => f.name),
+    jsonb: result.fields.filter((f) => rawJson.includes(f.dataTypeID)).map((f) => f.name),
     affectedRows: result.affectedRows ?? 0,
   });
 

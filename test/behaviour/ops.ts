@@ -215,7 +215,8 @@ export function opsBehaviour(factory: EngineFactory): void {
             description: def.description,
             path: `/api/endpoints/query/${def.name}`,
             settings: { maxRows: def.maxRows, cachingSeconds: def.cachingSeconds, cacheWarmingSeconds: def.cacheWarmingSeconds, sandboxing: def.sandboxing, redactPii: def.redactPii },
-            parameters: Object.entries(def.params as Json).map(([name, spec]) => ({ name, ...spec })),
+            // logflareValues are accepted (and listed among values) only with COMPAT=logflare.
+            parameters: Object.entries(def.params as Json).map(([name, { logflareValues: _, ...spec }]) => ({ name, ...spec })),
             columns: def.columns,
           });
         }

@@ -9,6 +9,7 @@ import type { EngineFactory } from '../support/engines.ts';
 import { fuzzBehaviour } from './fuzz.ts';
 import { hostileBehaviour } from './hostile.ts';
 import { httpBehaviour } from './http.ts';
+import { logflareBehaviour } from './logflare.ts';
 import { opsBehaviour } from './ops.ts';
 
 export interface BehaviourOptions {
@@ -16,7 +17,7 @@ export interface BehaviourOptions {
   skip: Readonly<Partial<Record<SuiteName, string>>>;
 }
 
-const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour, hostile: hostileBehaviour } as const;
+const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour, hostile: hostileBehaviour, logflare: logflareBehaviour } as const;
 export type SuiteName = keyof typeof SUITES;
 
 export function runBehaviour(factory: EngineFactory, options: BehaviourOptions): void {

@@ -8,6 +8,7 @@ import type { AdminExec, Engine } from '../../src/store/engine.ts';
 import { createPgEngine } from '../../src/store/pg-engine.ts';
 import { createPgliteEngine } from '../../src/store/pglite-engine.ts';
 import { applySchema } from '../../src/store/schema.ts';
+import type { ResponseShape } from '../../src/query/logflare-shape.ts';
 import { createDatabase, startPostgres, type PgServer } from '../../scripts/lib/pg-server.ts';
 
 export const SCHEMA = 'logs';
@@ -19,6 +20,16 @@ export interface TestStore {
   server?: PgServer;
   url?: string;
   teardown(): Promise<void>;
+}
+
+export interface OpenOptions {
+  statementTimeoutMs?: number;
+  poolMax?: number;
+  poolMaxWaiting?: number;
+  connectTimeoutMs?: number;
+  maxResultBytes?: number;
+  /** The engine's value encoding (COMPAT=logflare uses 'logflare', as open-engine.ts does). */
+  responseShape?: ResponseShape;
 }
 
 export interface EngineFactory {
@@ -37,7 +48,7 @@ export interface EngineFactory {
    * an open gap, see the README's Reliability section.
    */
   hugeResultRssMb: number;
-  open(options?: { statementTimeoutMs?: number; poolMax?: number; poolMaxWaiting?: number; connectTimeoutMs?: number; maxResultBytes?: number }): Promise<TestStore>;
+  open(options?: OpenOptions): Promise<TestStore>;
 }
 
 export const pgliteFactory: EngineFactory = {
@@ -45,7 +56,13 @@ export const pgliteFactory: EngineFactory = {
   resultLimit: 'after-statement',
   hugeResultRssMb: 1_600,
   async open(options = {}) {
-    const { engine, admin } = await createPgliteEngine({ dataDir: null, schema: SCHEMA, statementTimeoutMs: options.statementTimeoutMs ?? 15_000, ...(options.maxResultBytes === undefined ? {} : { maxResultBytes: options.maxResultBytes }) });
+    const { engine, admin } = await createPgliteEngine({
+      dataDir: null,
+      schema: SCHEMA,
+      statementTimeoutMs: options.statementTimeoutMs ?? 15_000,
+      ...(options.maxResultBytes === undefined ? {} : { maxResultBytes: options.maxResultBytes }),
+      ...(options.responseShape === undefined ? {} : { responseShape: options.responseShape }),
+    });
     await applySchema(admin, SCHEMA);
     return { engine, admin, teardown: () => engine.close() };
   },
@@ -75,6 +92,7 @@ export const pgFactory: EngineFactory = {
       ...(options.poolMaxWaiting === undefined ? {} : { poolMaxWaiting: options.poolMaxWaiting }),
       connectTimeoutMs: options.connectTimeoutMs ?? 2_000,
       ...(options.maxResultBytes === undefined ? {} : { maxResultBytes: options.maxResultBytes }),
+      ...(options.responseShape === undefined ? {} : { responseShape: options.responseShape }),
     });
     return {
       engine,

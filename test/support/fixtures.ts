@@ -5,7 +5,8 @@ export interface LogRow {
   timestamp: string;
   event_message?: string;
   project?: string | null;
-  metadata?: Record<string, unknown>;
+  /** An object, or JSON text (for what JSON.stringify cannot write, such as integers past 2^53). */
+  metadata?: Record<string, unknown> | string;
 }
 
 /** Insert rows into one log table (fixture writes go through the admin handle, never the service). */
@@ -16,7 +17,7 @@ export async function insertRows(admin: AdminExec, table: string, rows: readonly
       r.timestamp,
       r.event_message ?? '',
       r.project ?? null,
-      JSON.stringify(r.metadata ?? {}),
+      typeof r.metadata === 'string' ? r.metadata : JSON.stringify(r.metadata ?? {}),
     ]);
   }
 }

@@ -99,6 +99,25 @@ test('the authenticator: scopes by name or id, hashed entries, 401 for anything 
   }
 });
 
+test('remembered tokens keep their own grant: the memo of matched tokens changes no answer', () => {
+  const registry = loadRegistry(QUERIES_DIR, parser);
+  const logs = registry.lookup('logs.all')!;
+  const usage = registry.lookup('usage.api-counts')!;
+  const auth = createAuthenticator(parseTokenFile(`${FULL}\n${SCOPED} logs.all\n`), null, registry);
+  for (let round = 0; round < 3; round++) {
+    const full = auth.check({ 'x-api-key': FULL });
+    const scoped = auth.check({ authorization: `Bearer ${SCOPED}` });
+    // The same object each time: it is the token's identity for the per-token statement limit.
+    assert.equal(auth.check({ 'x-api-key': FULL }), full);
+    assert.deepEqual([full.mayCall(usage), scoped.mayCall(logs), scoped.mayCall(usage)], [true, true, false]);
+    for (const near of [FULL.slice(0, -1), FULL + 'x', SCOPED.toUpperCase()]) {
+      assert.throws(() => auth.check({ 'x-api-key': near }), (err: unknown) => err instanceof HttpError && err.status === 401);
+    }
+  }
+  assert.throws(() => auth.checkMetrics({ 'x-api-key': SCOPED }), (err: unknown) => err instanceof HttpError && err.status === 401);
+  auth.checkMetrics({ 'x-api-key': FULL });
+});
+
 test('a scope naming no stored query stops start-up naming the line', () => {
   const registry = loadRegistry(QUERIES_DIR, parser);
   assert.throws(

@@ -20,6 +20,16 @@ test('defaults', () => {
   assert.equal(c.queriesDir, QUERIES_DIR);
   assert.equal(c.poolMax, 10);
   assert.equal(c.poolMaxWaiting, 100);
+  assert.equal(c.maxStatementsPerToken, 5);
+  assert.equal(c.compat, null);
+});
+
+test('COMPAT: logflare or unset; with it one token may use the whole pool (Studio shares one token)', () => {
+  const c = readConfig({ COMPAT: 'logflare', POOL_MAX: '8' });
+  assert.equal(c.compat, 'logflare');
+  assert.equal(c.maxStatementsPerToken, 8);
+  assert.equal(readConfig({ COMPAT: 'logflare', MAX_STATEMENTS_PER_TOKEN: '2' }).maxStatementsPerToken, 2);
+  assert.throws(() => readConfig({ COMPAT: 'bigquery' }), (err: unknown) => err instanceof ConfigError && /COMPAT must be logflare/.test(err.message));
 });
 
 test('tokens from ACCESS_TOKENS, comma-separated and trimmed; kept only as SHA-256 digests', () => {

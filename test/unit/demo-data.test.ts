@@ -134,7 +134,7 @@ describe('generateDemoLogs', () => {
     for (const table of ['edge_logs', 'auth_logs', 'postgres_logs', 'function_logs'] as const) {
       assert.ok(logs[table].event_message.some((m) => EMAIL.test(m)) || logs[table].metadata.some((m) => EMAIL.test(m)), `${table} e-mail`);
     }
-    assert.ok(logs.auth_logs.event_message.some((m) => /^user signed in: \S+@\S+$/.test(m)));
+    assert.ok(logs.auth_logs.event_message.some((m) => /"msg":"user signed in: \S+@\S+"/.test(m) && JSON.parse(m).level === 'info'));
     for (const re of [IPV4, IPV6]) {
       assert.ok(logs.edge_logs.event_message.some((m) => re.test(m)), `edge message ${re}`);
       assert.ok(logs.edge_logs.metadata.some((m) => re.test(m)), `edge metadata ${re}`);

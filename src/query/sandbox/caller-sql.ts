@@ -17,28 +17,8 @@ export interface CheckedSql {
 /** Validate caller SQL against the stored CTE names; throws `invalid_sql` when refused. */
 export function checkCallerSql(parser: SqlParser, sql: string, storedNames: readonly string[]): CheckedSql {
   if (typeof sql !== 'string' || sql.trim() === '') reject('sql is empty');
-  const bytes = Buffer.from(sql, 'utf8');
-  if (bytes.length > MAX_SQL_BYTES) reject(`sql is too long (${bytes.length} bytes; the limit is ${MAX_SQL_BYTES})`);
-  // The parser reads a C string: it would stop at NUL and check less than what is sent to the server.
-  if (sql.includes('\0')) reject(`sql contains a NUL character at character ${sql.indexOf('\0') + 1}`);
   const locator = new Locator(sql);
-
-  let tokens: readonly Token[];
-  try {
-    tokens = parser.codeTokens(sql);
-  } catch {
-    // The scanner reports unterminated literals/comments badly; the parser says it properly.
-    parseCaller(parser, sql, locator);
-    return reject('sql could not be tokenised');
-  }
-  if (tokens.length === 0) reject('sql contains no statement');
-  let depth = 0;
-  for (const token of tokens) {
-    if (token.text === '(' || token.text === '[') depth++;
-    else if (token.text === ')' || token.text === ']') depth--;
-    if (depth > MAX_PAREN_DEPTH) reject(`sql is nested too deeply (more than ${MAX_PAREN_DEPTH} parentheses)${locator.at(token.start)}`);
-  }
-  if (tokens.length > MAX_SQL_TOKENS) reject(`sql is too complex (${tokens.length} tokens; the limit is ${MAX_SQL_TOKENS})`);
+  const bytes = preflight(parser, sql, locator);
   // `@name` is the stored query's parameter syntax; PostgreSQL would read it as abs(name).
   const param = firstParam(sql);
   if (param !== null) {
@@ -57,7 +37,38 @@ export function checkCallerSql(parser: SqlParser, sql: string, storedNames: read
   return { text: bytes.subarray(startByte, end).toString('utf8'), startByte };
 }
 
-function parseCaller(parser: SqlParser, sql: string, locator: Locator): Statements {
+/**
+ * The checks made before anything deep parses the text: size, NUL, token budget and nesting.
+ * `where` turns offsets in `sql` into " at character N" of what the caller sent (the BigQuery
+ * translation checks its pre-passed text with its own). Returns the text's UTF-8 bytes.
+ */
+export function preflight(parser: SqlParser, sql: string, where: Pick<Locator, 'at' | 'atCursor'>): Buffer {
+  const at = (byte: number): string => where.at(byte);
+  const bytes = Buffer.from(sql, 'utf8');
+  if (bytes.length > MAX_SQL_BYTES) reject(`sql is too long (${bytes.length} bytes; the limit is ${MAX_SQL_BYTES})`);
+  // The parser reads a C string: it would stop at NUL and check less than what is sent to the server.
+  if (bytes.includes(0)) reject(`sql contains a NUL character${at(bytes.indexOf(0))}`);
+
+  let tokens: readonly Token[];
+  try {
+    tokens = parser.codeTokens(sql);
+  } catch {
+    // The scanner reports unterminated literals/comments badly; the parser says it properly.
+    parseCaller(parser, sql, where);
+    return reject('sql could not be tokenised');
+  }
+  if (tokens.length === 0) reject('sql contains no statement');
+  let depth = 0;
+  for (const token of tokens) {
+    if (token.text === '(' || token.text === '[') depth++;
+    else if (token.text === ')' || token.text === ']') depth--;
+    if (depth > MAX_PAREN_DEPTH) reject(`sql is nested too deeply (more than ${MAX_PAREN_DEPTH} parentheses)${at(token.start)}`);
+  }
+  if (tokens.length > MAX_SQL_TOKENS) reject(`sql is too complex (${tokens.length} tokens; the limit is ${MAX_SQL_TOKENS})`);
+  return bytes;
+}
+
+export function parseCaller(parser: SqlParser, sql: string, locator: Pick<Locator, 'atCursor'>): Statements {
   try {
     return parser.parse(sql);
   } catch (error) {

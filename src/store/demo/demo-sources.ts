@@ -48,6 +48,9 @@ const FUNCTIONS = ['hello-world', 'stripe-webhook', 'send-email', 'resize-image'
   id: uuid(poolRng.u32(), poolRng),
 }));
 
+const COUNTRIES = ['US', 'US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'SG', 'AU', 'NL', 'CA'];
+const CACHE_STATUSES = ['DYNAMIC', 'DYNAMIC', 'DYNAMIC', 'HIT', 'MISS', 'BYPASS'];
+
 const ERROR_STATUSES = [400, 401, 401, 403, 404, 404, 404, 406, 409, 429, 500, 502, 503, 504];
 
 interface SourceRow {
@@ -120,10 +123,12 @@ const edge: Source = (r, project) => {
   return {
     message: `${method} | ${status} | ${ip} | ${requestId} | ${url} | ${ua}`,
     project,
+    // Supabase's Vector/Kong pipeline writes header names in snake_case (docs/logflare-compat.md).
     metadata:
       `{"request_id":"${requestId}","request":{"url":"${url}","path":"${path}","method":"${method}","host":"${host}","search":"${search}","protocol":"https:",` +
-      `"headers":{"x-forwarded-for":"${ip}","cf-connecting-ip":"${ip}","user-agent":"${ua}","x-client-info":"${r.pick(CLIENT_INFO)}","accept":"application/json"}},` +
-      `"response":{"status_code":${status},"origin_time":${2 + r.int(400)}}}`,
+      `"headers":{"x_forwarded_for":"${ip}","cf_connecting_ip":"${ip}","x_real_ip":"${ip}","user_agent":"${ua}","x_client_info":"${r.pick(CLIENT_INFO)}",` +
+      `"accept":"application/json","referer":"https://${host}/"},"cf":{"country":"${r.pick(COUNTRIES)}","asn":${13335 + r.int(50000)}}},` +
+      `"response":{"status_code":${status},"origin_time":${r.chance(0.03) ? 1000 + r.int(4000) : 2 + r.int(400)},"headers":{"cf_cache_status":"${r.pick(CACHE_STATUSES)}","content_type":"application/json"}}}`,
   };
 };
 
@@ -135,13 +140,17 @@ const STATEMENTS = [
   'update public.profiles set avatar_url = $1 where id = $2',
   'select count(*) from public.orders where status = $1',
   'delete from public.todos where id = $1',
+  'COMMIT',
 ];
 const APPS = ['PostgREST 12.2.3', 'postgres_exporter', 'psql', 'supabase_admin', 'pg_net 0.14.0'];
 const DB_USERS = ['authenticator', 'postgres', 'supabase_admin', 'supabase_auth_admin', 'supabase_storage_admin'];
 
-const postgres: Source = (r, project) => {
-  const user = r.pick(DB_USERS);
-  const app = r.pick(APPS);
+const CRON_COMMANDS = ['select net.http_post(url := current_setting(app.settings.webhook_url))', 'delete from public.todos where done and updated_at < now() - interval 30 days', 'vacuum analyze public.orders'];
+
+const postgres: Source = (r, project, ts) => {
+  let user = r.pick(DB_USERS);
+  let app = r.pick(APPS);
+  let extra = '';
   const client = r.chance(0.15) ? r.pick(CLIENT_IPS) : r.pick(INTERNAL_IPS);
   const port = 30000 + r.int(30000);
   let severity = 'LOG';
@@ -154,22 +163,33 @@ const postgres: Source = (r, project) => {
   else if (kind < 74) message = `connection authorized: user=${user} database=postgres application_name=${app}`;
   else if (kind < 84) message = `disconnection: session time: 0:00:${PAD2[r.int(60)]}.${PAD3[r.int(1000)]} user=${user} database=postgres host=${client} port=${port}`;
   else if (kind < 90) message = r.chance(0.5) ? 'checkpoint starting: time' : `checkpoint complete: wrote ${r.int(2000)} buffers (${r.int(5)}.${r.int(10)}%)`;
-  else if (kind < 94) message = `automatic vacuum of table "postgres.public.${r.pick(['todos', 'orders', 'profiles'])}": index scans: ${r.int(3)}`;
-  else if (kind < 98) {
+  else if (kind < 91) message = `automatic vacuum of table "postgres.public.${r.pick(['todos', 'orders', 'profiles'])}": index scans: ${r.int(3)}`;
+  else if (kind < 95) {
+    // pg_cron's own rows, as Studio's pg_cron page looks for them.
+    const job = 1 + r.int(3);
+    app = 'pg_cron';
+    user = 'postgres';
+    message = r.chance(0.5) ? `cron job ${job} starting: ${CRON_COMMANDS[job - 1]}` : `cron job ${job} COMMAND completed: ${r.int(50)} rows`;
+    extra = `,"query":"${CRON_COMMANDS[job - 1]}"`;
+  } else if (kind < 98) {
     severity = 'ERROR';
     sqlState = '23505';
-    message = `duplicate key value violates unique constraint "profiles_email_key": Key (email)=(${r.pick(EMAILS)}) already exists.`;
+    message = `duplicate key value violates unique constraint "profiles_email_key"`;
+    extra = `,"detail":"Key (email)=(${r.pick(EMAILS)}) already exists.","query":"${STATEMENTS[2]}"`;
   } else {
     severity = 'FATAL';
     sqlState = '28P01';
     message = `password authentication failed for user "${user}"`;
+    extra = `,"detail":"Connection matched pg_hba.conf line 89","hint":"Check the password of role ${user}."`;
   }
+  const session = `${(0x6500000 + r.int(0xffffff)).toString(16)}.${(1000 + r.int(60000)).toString(16)}`;
   return {
     message,
     project,
     metadata:
       `{"host":"db-${project}","parsed":{"error_severity":"${severity}","sql_state_code":"${sqlState}","user_name":"${user}","database_name":"postgres",` +
-      `"application_name":"${app}","backend_type":"client backend","connection_from":"${client}(${port})","process_id":${1000 + r.int(60000)}}}`,
+      `"application_name":"${app}","backend_type":"client backend","connection_from":"${client}(${port})","process_id":${1000 + r.int(60000)},` +
+      `"session_id":"${session}","timestamp":"${ts.replace('T', ' ').replace('Z', ' UTC')}"${extra}}}`,
   };
 };
 
@@ -254,11 +274,13 @@ const auth: Source = (r, project) => {
               ? [`invalid login credentials: ${email}`, 'login', '/token', 400, 'warning']
               : ['user logged out', 'logout', '/logout', 204, 'info'];
   const actor = message.includes('@') ? `"actor_username":"${email}",` : '';
+  const outcome = status >= 400 ? `"msg":"400: Invalid login credentials","error":"invalid_grant",` : `"msg":"request completed",`;
   return {
-    message,
+    // GoTrue logs JSON lines; Studio's Logs Explorer template matches `level.{3}info` in them.
+    message: `{"component":"api","level":"${level}","method":"POST","msg":"${message}","path":"${path}","status":${status}}`,
     project,
     metadata:
-      `{"level":"${level}","component":"api","action":"${action}","method":"POST","path":"${path}","status":${status},` +
+      `{"level":"${level}","component":"api","action":"${action}","method":"POST","path":"${path}","status":${status},${outcome}` +
       `"remote_addr":"${r.pick(CLIENT_IPS)}","request_id":"${uuid(r.u32(), r)}",${actor}"duration":${1_000_000 + r.int(90_000_000)}}`,
   };
 };
@@ -302,7 +324,7 @@ const storage: Source = (r, project) => {
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const REST_PATHS = ['/todos?select=*', '/profiles?select=id,username', '/orders?status=eq.pending', '/rpc/search_products'];
 const REST_ROLES = ['anon', 'authenticated', 'authenticated', 'service_role'];
-const REST_STARTUP = ['Schema cache loaded', 'Listening on port 3000', 'Connection successful'];
+const REST_STARTUP = ['Schema cache loaded', 'Config reloaded', 'Listening on port 3000', 'Connection successful'];
 
 const postgrest: Source = (r, project, ts) => {
   const role = r.pick(REST_ROLES);
@@ -333,6 +355,7 @@ export const SOURCES: Record<LogTable, Source> = {
 // The template-built JSON above trusts these never to need escaping; fail at load if one would.
 for (const s of [
   ...CLIENT_IPS, ...INTERNAL_IPS, ...EMAILS, ...USER_AGENTS, ...CLIENT_INFO, ...APPS, ...DB_USERS, ...REST_PATHS, ...REST_ROLES, ...REGIONS,
+  ...COUNTRIES, ...CACHE_STATUSES, ...CRON_COMMANDS, ...STATEMENTS,
   ...ROUTES.flatMap((route) => [route.path, ...route.search, ...route.methods]), ...FUNCTIONS.map((fn) => fn.name),
 ]) {
   if (/["\\\u0000-\u001f]/.test(s)) throw new Error(`demo-data: ${JSON.stringify(s)} would need JSON escaping`);

@@ -1,0 +1,230 @@
+/**
+ * The token pre-pass of the BigQuery translation (docs/logflare-compat.md): rewrites what PostgreSQL's
+ * grammar cannot read into text it can, token by token, never inside a literal:
+ * - string literals `'…'`, `"…"`, `r'…'`, `'''…'''` with BigQuery's backslash escapes (and the `''`
+ *   doubling Studio's `analyticsLiteral` writes) → PostgreSQL `'…'` holding the same characters;
+ * - backtick identifiers → `"…"`; `#` comments → nothing;
+ * - a comma right before FROM (BigQuery allows a trailing comma in the select list) → nothing;
+ * - `SAFE_CAST(x AS T)` → `CAST(x AS bq_safe.T)`, a marker the tree rewrite turns into a cast that
+ *   gives NULL on bad input (the marker can only reach the database through that rewrite);
+ * - `INTERVAL 5 MINUTE` → `(5 * interval '1 minute')`; `CURRENT_TIMESTAMP()` → `CURRENT_TIMESTAMP`.
+ * It keeps, for each character it writes, the caller's character it came from, so every error
+ * names a position in what the caller sent.
+ */
+import { reject } from '../sandbox/sql-parser.ts';
+
+/** PostgreSQL text and, per UTF-16 unit of it, the caller's 0-based character index. */
+export interface PrePassed {
+  readonly text: string;
+  readonly origin: readonly number[];
+}
+
+/** Schema-like qualifier the pre-pass puts on SAFE_CAST's type; see translate.ts. */
+export const SAFE_CAST_MARK = 'bq_safe';
+
+const INTERVAL_UNITS: Readonly<Record<string, string>> = Object.freeze({
+  microsecond: '1 microsecond', millisecond: '1 millisecond', second: '1 second', minute: '1 minute',
+  hour: '1 hour', day: '1 day', week: '7 days', month: '1 month', quarter: '3 months', year: '1 year',
+});
+const NO_ARG_CALLS: Readonly<Record<string, string>> = Object.freeze({
+  current_timestamp: 'CURRENT_TIMESTAMP', current_date: 'CURRENT_DATE', current_datetime: 'LOCALTIMESTAMP', current_time: 'CURRENT_TIME',
+});
+const ESCAPES: Readonly<Record<string, string>> = Object.freeze({
+  n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', a: '\x07', '\\': '\\', "'": "'", '"': '"', '`': '`', '?': '?',
+});
+
+type Kind = 'word' | 'number' | 'string' | 'quoted' | 'punct';
+interface Tok {
+  kind: Kind;
+  /** Output text for this token. */
+  text: string;
+  start: number;
+  /** Index after the token in the caller's text. */
+  end: number;
+  /** Lower-cased word, for keyword checks. */
+  word: string;
+}
+
+/** Translate BigQuery lexical forms to PostgreSQL ones; throws `invalid_sql` on an unterminated literal. */
+export function prePass(sql: string): PrePassed {
+  const tokens = lex(sql);
+  const out: string[] = [];
+  const origin: number[] = [];
+  const emit = (text: string, from: number): void => {
+    out.push(text);
+    for (let i = 0; i < text.length; i++) origin.push(from);
+  };
+  // SAFE_CAST bookkeeping: paren depth at which each open SAFE_CAST's AS is expected.
+  const safeDepths: number[] = [];
+  let depth = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const next = tokens[i + 1];
+    // Whitespace or a comment between two tokens becomes one space; adjacent tokens stay adjacent
+    // (`>=`), except before a string: PostgreSQL reads `E'…'` and `U&'…'` as escape syntax.
+    if (i > 0 && (t.start > tokens[i - 1]!.end || t.kind === 'string')) emit(' ', t.start);
+    if (t.kind === 'punct' && t.text === ',' && next?.kind === 'word' && next.word === 'from') continue;
+    if (t.kind === 'punct') {
+      if (t.text === '(') depth++;
+      else if (t.text === ')') {
+        if (safeDepths[safeDepths.length - 1] === depth) safeDepths.pop();
+        depth--;
+      }
+      emit(t.text, t.start);
+      continue;
+    }
+    if (t.kind !== 'word') {
+      emit(t.text, t.start);
+      continue;
+    }
+    if (t.word === 'safe_cast' && next?.text === '(') {
+      emit('CAST', t.start);
+      safeDepths.push(depth + 1);
+      continue;
+    }
+    if (t.word === 'as' && safeDepths[safeDepths.length - 1] === depth) {
+      emit(`AS ${SAFE_CAST_MARK}.`, t.start);
+      safeDepths.pop();
+      // The type follows with no space: `bq_safe.INT64`.
+      const type = tokens[i + 1];
+      if (type === undefined || type.kind !== 'word') reject(`SAFE_CAST needs a type name after AS at character ${t.start + 1}`);
+      emit(type.text, type.start);
+      i++;
+      continue;
+    }
+    const noArg = NO_ARG_CALLS[t.word];
+    if (noArg !== undefined && next?.text === '(' && tokens[i + 2]?.text === ')') {
+      emit(noArg, t.start);
+      i += 2;
+      continue;
+    }
+    if (t.word === 'interval') {
+      const sign = next?.text === '-' ? '-' : '';
+      const amount = tokens[i + (sign ? 2 : 1)];
+      const unit = tokens[i + (sign ? 3 : 2)];
+      const span = unit?.kind === 'word' ? INTERVAL_UNITS[unit.word] : undefined;
+      if (amount?.kind === 'number' && span !== undefined) {
+        emit(`(${sign}${amount.text} * interval '${span}')`, t.start);
+        i += sign ? 3 : 2;
+        continue;
+      }
+    }
+    emit(t.text, t.start);
+  }
+  return { text: out.join(''), origin };
+}
+
+const WORD_START = /[A-Za-z_\u0080-\uffff]/;
+const WORD_PART = /[A-Za-z0-9_$\u0080-\uffff]/;
+const DIGIT = /[0-9]/;
+
+function lex(sql: string): Tok[] {
+  const tokens: Tok[] = [];
+  const n = sql.length;
+  let i = 0;
+  while (i < n) {
+    const c = sql[i]!;
+    const start = i;
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v') {
+      i++;
+    } else if ((c === '-' && sql[i + 1] === '-') || c === '#') {
+      while (i < n && sql[i] !== '\n') i++;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      if (end < 0) reject(`unterminated /* comment at character ${start + 1}`);
+      i = end + 2;
+    } else if (c === "'" || c === '"' || ((c === 'r' || c === 'R') && (sql[i + 1] === "'" || sql[i + 1] === '"'))) {
+      const raw = c === 'r' || c === 'R';
+      const { value, end } = readString(sql, raw ? i + 1 : i, raw);
+      tokens.push({ kind: 'string', text: pgString(value, start), start, end, word: '' });
+      i = end;
+    } else if ((c === 'b' || c === 'B') && (sql[i + 1] === "'" || sql[i + 1] === '"')) {
+      reject(`bytes literals (b'…') are not supported at character ${start + 1}`);
+    } else if (c === '`') {
+      const end = sql.indexOf('`', i + 1);
+      if (end < 0) reject(`unterminated quoted identifier at character ${start + 1}`);
+      const name = sql.slice(i + 1, end);
+      if (name === '' || name.includes('\0')) reject(`empty or invalid quoted identifier at character ${start + 1}`);
+      tokens.push({ kind: 'quoted', text: `"${name.replaceAll('"', '""')}"`, start, end: end + 1, word: '' });
+      i = end + 1;
+    } else if (DIGIT.test(c) || (c === '.' && DIGIT.test(sql[i + 1] ?? ''))) {
+      i++;
+      while (i < n && /[0-9.]/.test(sql[i]!)) i++;
+      if ((sql[i] === 'e' || sql[i] === 'E') && /[-+0-9]/.test(sql[i + 1] ?? '')) {
+        i += 2;
+        while (i < n && DIGIT.test(sql[i]!)) i++;
+      }
+      tokens.push({ kind: 'number', text: sql.slice(start, i), start, end: i, word: '' });
+    } else if (WORD_START.test(c)) {
+      i++;
+      while (i < n && WORD_PART.test(sql[i]!)) i++;
+      const text = sql.slice(start, i);
+      tokens.push({ kind: 'word', text, start, end: i, word: text.toLowerCase() });
+    } else {
+      // Operators and punctuation pass through one character at a time; PostgreSQL re-lexes them.
+      tokens.push({ kind: 'punct', text: c, start, end: i + 1, word: '' });
+      i++;
+    }
+  }
+  return tokens;
+}
+
+/** A BigQuery string literal starting at `at` (the quote): its value and the index after it. */
+function readString(sql: string, at: number, raw: boolean): { value: string; end: number } {
+  const q = sql[at]!;
+  const triple = sql[at + 1] === q && sql[at + 2] === q;
+  const close = triple ? q.repeat(3) : q;
+  let i = at + close.length;
+  let value = '';
+  for (;;) {
+    if (i >= sql.length) return reject(`unterminated string literal at character ${at + 1}`);
+    const c = sql[i]!;
+    if (sql.startsWith(close, i)) {
+      // `''` inside a single-quoted literal: the doubling Studio's analyticsLiteral writes.
+      if (!triple && sql[i + 1] === q) {
+        value += q;
+        i += 2;
+        continue;
+      }
+      return { value, end: i + close.length };
+    }
+    if (c === '\\' && !raw) {
+      const e = sql[i + 1];
+      if (e === undefined) return reject(`unterminated string literal at character ${at + 1}`);
+      const simple = ESCAPES[e];
+      if (simple !== undefined) {
+        value += simple;
+        i += 2;
+        continue;
+      }
+      const hex = e === 'x' || e === 'X' ? 2 : e === 'u' ? 4 : e === 'U' ? 8 : 0;
+      const digits = hex > 0 ? sql.slice(i + 2, i + 2 + hex) : '';
+      if (hex > 0 && new RegExp(`^[0-9a-fA-F]{${hex}}$`).test(digits)) {
+        const code = parseInt(digits, 16);
+        if (code === 0 || code > 0x10ffff) reject(`escape \\${e}${digits} is not a valid character at character ${i + 1}`);
+        value += String.fromCodePoint(code);
+        i += 2 + hex;
+        continue;
+      }
+      if (/[0-7]/.test(e) && /^[0-7]{3}$/.test(sql.slice(i + 1, i + 4))) {
+        const code = parseInt(sql.slice(i + 1, i + 4), 8);
+        if (code === 0) reject(`escape \\000 is not a valid character at character ${i + 1}`);
+        value += String.fromCharCode(code);
+        i += 4;
+        continue;
+      }
+      // BigQuery refuses other escapes; keeping the backslash keeps regular expressions such as
+      // '\d' meaning what their author meant.
+      value += '\\';
+      i += 1;
+      continue;
+    }
+    value += c;
+    i++;
+  }
+}
+
+function pgString(value: string, at: number): string {
+  if (value.includes('\0')) reject(`string literal contains a NUL character at character ${at + 1}`);
+  return `'${value.replaceAll("'", "''")}'`;
+}

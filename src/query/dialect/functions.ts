@@ -1,0 +1,249 @@
+/**
+ * BigQuery functions and types → PostgreSQL (docs/logflare-compat.md has the table). Each rewrite gets
+ * its arguments already translated, read in the context the function needs (a numeric aggregate
+ * reads a JSON field as a number, a string function as text).
+ */
+import { SAFE_CAST_MARK } from './bigquery-lexer.ts';
+import type { Ctx } from './record-scope.ts';
+import { nodeType, wrapped, type Json } from '../sandbox/sql-parser.ts';
+import { and, boolConst, call, caseWhen, cast, coalesce, columnFields, constKind, int, interval, names, nullIf, op, text, type Node } from './nodes.ts';
+
+export interface Rewriter {
+  /** Translate an argument, reading a JSON path in it as `ctx`. */
+  arg(node: Node, ctx: Ctx): Node;
+  siblingCtx(nodes: readonly Node[]): Ctx;
+  fail(what: string, at: unknown): never;
+}
+
+/** Aggregates and maths whose arguments are numbers. */
+const NUMERIC_ARGS: ReadonlySet<string> = new Set([
+  'sum', 'avg', 'stddev', 'stddev_pop', 'stddev_samp', 'variance', 'var_pop', 'var_samp', 'abs', 'round', 'ceil', 'ceiling',
+  'floor', 'trunc', 'sqrt', 'power', 'pow', 'exp', 'ln', 'log', 'log10', 'mod', 'sign', 'percentile_cont',
+]);
+
+/** BigQuery functions with no translation: named in the refusal instead of failing later as "not allowed". */
+const UNSUPPORTED: ReadonlySet<string> = new Set([
+  'format_timestamp', 'format_datetime', 'format_date', 'parse_timestamp', 'parse_datetime', 'parse_date', 'json_extract',
+  'json_extract_scalar', 'json_value', 'json_query', 'json_extract_array', 'to_json_string', 'approx_quantiles',
+  'approx_top_count', 'approx_top_sum', 'generate_array', 'generate_timestamp_array', 'generate_date_array', 'array_concat',
+  'any_value', 'farm_fingerprint', 'sha256', 'sha1', 'to_base64', 'from_base64', 'net.host', 'net.reg_domain',
+]);
+
+const TRUNC_UNITS: ReadonlySet<string> = new Set(['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'isoweek', 'month', 'quarter', 'year']);
+const UNIT_SECONDS: Readonly<Record<string, number>> = Object.freeze({ microsecond: 1e-6, millisecond: 1e-3, second: 1, minute: 60, hour: 3600, day: 86400 });
+
+/** BigQuery type name → PostgreSQL type name; DATETIME is handled apart (a conversion, not a cast). */
+const TYPES: Readonly<Record<string, string>> = Object.freeze({
+  int64: 'int8', integer: 'int8', smallint: 'int8', bigint: 'int8', tinyint: 'int8', byteint: 'int8', float64: 'float8',
+  numeric: 'numeric', bignumeric: 'numeric', decimal: 'numeric', bigdecimal: 'numeric', string: 'text', bool: 'bool',
+  boolean: 'bool', bytes: 'bytea', date: 'date', timestamp: 'timestamptz', time: 'time', json: 'jsonb', interval: 'interval',
+});
+
+const INT_TEXT = '^\\s*[-+]?[0-9]+\\s*$';
+const NUMBER_TEXT = '^\\s*[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]{1,3})?\\s*$';
+const bigintBound = (value: string): Node => ({ A_Const: { fval: { fval: value } } });
+
+export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
+  const fname = names(body['funcname']);
+  const name = fname.join('.');
+  const raw = (body['args'] as Node[] | undefined) ?? [];
+  if (fname.length === 2 && fname[0] === 'safe') r.fail(`the SAFE. prefix (${name}) is not supported`, node);
+  if (UNSUPPORTED.has(name)) r.fail(`function ${name.toUpperCase()} is not supported`, node);
+  const args = (ctx: Ctx): Node[] => raw.map((a) => r.arg(a, ctx));
+  const arity = (n: number): void => {
+    if (raw.length !== n) r.fail(`${name.toUpperCase()} takes ${n} argument${n === 1 ? '' : 's'}`, node);
+  };
+  const window = (out: Node): Node => {
+    // An aggregate used as a window function (`count(*) over (…)`) keeps its OVER clause.
+    const fc = wrapped(out, 'FuncCall');
+    if (fc && body['over'] !== undefined) fc['over'] = overClause(body['over'] as Node, r);
+    return out;
+  };
+  switch (name) {
+    case 'regexp_contains': {
+      arity(2);
+      const [s, re] = args('text');
+      return op('~', s!, re!);
+    }
+    case 'ifnull': {
+      arity(2);
+      const ctx = r.siblingCtx(raw);
+      return coalesce(args(ctx === 'json' ? 'text' : ctx));
+    }
+    case 'safe_divide': {
+      arity(2);
+      const [a, b] = args('numeric');
+      return op('/', cast(a!, 'numeric'), nullIf(b!, int(0)));
+    }
+    case 'countif':
+      arity(1);
+      return window(call('count', [], { agg_star: true, agg_filter: r.arg(raw[0]!, 'bool') }));
+    case 'starts_with': {
+      arity(2);
+      return call('starts_with', args('text'));
+    }
+    case 'ends_with': {
+      arity(2);
+      const [s, p] = args('text');
+      return op('=', call('right', [s!, call('length', [p!])]), structuredClone(p!));
+    }
+    case 'logical_or':
+    case 'logical_and':
+      arity(1);
+      return window(call(name === 'logical_or' ? 'bool_or' : 'bool_and', args('bool')));
+    case 'if': {
+      arity(3);
+      const ctx = r.siblingCtx(raw.slice(1));
+      return caseWhen([[r.arg(raw[0]!, 'bool'), r.arg(raw[1]!, ctx === 'json' ? 'text' : ctx)]], r.arg(raw[2]!, ctx === 'json' ? 'text' : ctx));
+    }
+    case 'timestamp_trunc':
+    case 'datetime_trunc':
+    case 'date_trunc': {
+      // PostgreSQL's own date_trunc('unit', x) passes through unchanged.
+      if (constKind(raw[0]) === 'string') return plain(body, node, r);
+      if (raw.length !== 2 && raw.length !== 3) r.fail(`${name.toUpperCase()} takes a value and a date part`, node);
+      if (raw.length === 3) r.fail(`${name.toUpperCase()} with a time zone argument is not supported (the service works in UTC)`, raw[2]);
+      const unit = datePart(raw[1]!, r, TRUNC_UNITS);
+      const value = r.arg(raw[0]!, 'text');
+      if (unit === 'week') return op('-', call('date_trunc', [text('week'), op('+', value, interval('1 day'))]), interval('1 day'));
+      return call('date_trunc', [text(unit === 'isoweek' ? 'week' : unit), value]);
+    }
+    case 'timestamp_sub':
+    case 'datetime_sub':
+    case 'date_sub':
+    case 'timestamp_add':
+    case 'datetime_add':
+    case 'date_add': {
+      arity(2);
+      const [value, span] = args('text');
+      return op(name.endsWith('_sub') ? '-' : '+', value!, span!);
+    }
+    case 'timestamp_diff':
+    case 'datetime_diff': {
+      arity(3);
+      const unit = datePart(raw[2]!, r, new Set(Object.keys(UNIT_SECONDS)));
+      const diff = call('date_part', [text('epoch'), op('-', r.arg(raw[0]!, 'text'), r.arg(raw[1]!, 'text'))]);
+      return cast(call('trunc', [op('/', diff, { A_Const: { fval: { fval: String(UNIT_SECONDS[unit]) } } })]), 'int8');
+    }
+    case 'unix_seconds':
+    case 'unix_millis':
+    case 'unix_micros': {
+      arity(1);
+      const ts = r.arg(raw[0]!, 'text');
+      const seconds = cast(call('date_part', [text('epoch'), call('date_trunc', [text('second'), ts])]), 'int8');
+      if (name === 'unix_seconds') return seconds;
+      // Exact: whole seconds from the epoch, plus the microseconds within the second.
+      const micros = op('+', op('*', seconds, int(1_000_000)), op('%', cast(call('date_part', [text('microseconds'), structuredClone(ts)]), 'int8'), int(1_000_000)));
+      return name === 'unix_micros' ? micros : op('/', micros, int(1000));
+    }
+    case 'timestamp_seconds':
+    case 'timestamp_millis':
+    case 'timestamp_micros': {
+      arity(1);
+      const unit = name === 'timestamp_seconds' ? '1 second' : name === 'timestamp_millis' ? '1 millisecond' : '1 microsecond';
+      return op('+', cast(text('epoch'), 'timestamptz'), op('*', r.arg(raw[0]!, 'numeric'), interval(unit)));
+    }
+    case 'date':
+      if (raw.length !== 1) return plain(body, node, r);
+      return cast(utcWallTime(r.arg(raw[0]!, 'text')), 'date');
+    case 'datetime':
+      arity(1);
+      return utcWallTime(r.arg(raw[0]!, 'text'));
+    case 'regexp_extract':
+      arity(2);
+      return call('substring', args('text'));
+    case 'regexp_replace':
+      if (raw.length !== 3) return plain(body, node, r);
+      // BigQuery replaces every match; PostgreSQL only the first unless told 'g'.
+      return call('regexp_replace', [...args('text'), text('g')]);
+    case 'split':
+      if (raw.length !== 1 && raw.length !== 2) r.fail('SPLIT takes a value and an optional delimiter', node);
+      return call('string_to_array', raw.length === 2 ? args('text') : [...args('text'), text(',')]);
+    case 'array_length':
+      if (raw.length !== 1) return plain(body, node, r);
+      return call('cardinality', args('text'));
+    case 'approx_count_distinct':
+      arity(1);
+      return window(call('count', args('text'), { agg_distinct: true }));
+    default:
+      return plain(body, node, r);
+  }
+}
+
+/** A function PostgreSQL has under the same name: translate its arguments and clauses in place. */
+function plain(body: Json, node: Node, r: Rewriter): Node {
+  const name = names(body['funcname']).pop() ?? '';
+  const ctx: Ctx = NUMERIC_ARGS.has(name) ? 'numeric' : 'text';
+  if (body['args'] !== undefined) body['args'] = (body['args'] as Node[]).map((a) => r.arg(a, ctx));
+  if (body['agg_filter'] !== undefined) body['agg_filter'] = r.arg(body['agg_filter'] as Node, 'bool');
+  if (body['agg_order'] !== undefined) body['agg_order'] = (body['agg_order'] as Node[]).map((s) => r.arg(s, 'json'));
+  if (body['over'] !== undefined) body['over'] = overClause(body['over'] as Node, r);
+  return node;
+}
+
+/** An OVER clause is a bare WindowDef; its PARTITION BY and ORDER BY read paths as jsonb. */
+function overClause(over: Node, r: Rewriter): Node {
+  return (r.arg({ WindowDef: over }, 'json') as Json)['WindowDef'] as Node;
+}
+
+/** A date part written as a bare word (`minute`) or a string ('minute'). */
+function datePart(node: Node, r: Rewriter, allowed: ReadonlySet<string>): string {
+  const fields = columnFields(node);
+  const word = fields?.length === 1 ? fields[0] : (wrapped(node, 'A_Const')?.['sval'] as Json | undefined)?.['sval'];
+  const unit = typeof word === 'string' ? word.toLowerCase() : undefined;
+  if (unit === undefined || !allowed.has(unit)) {
+    return r.fail(`date part ${unit?.toUpperCase() ?? nodeType(node) ?? '?'} is not supported here (one of ${[...allowed].join(', ').toUpperCase()})`, node);
+  }
+  return unit;
+}
+
+/** UTC wall-clock time of a timestamp: BigQuery's DATETIME of a TIMESTAMP. */
+function utcWallTime(value: Node): Node {
+  return call('timezone', [text('UTC'), cast(value, 'timestamptz')]);
+}
+
+/** `CAST(x AS T)`, `x::T` and `SAFE_CAST(x AS T)` (marked by the pre-pass). */
+export function rewriteCast(body: Json, node: Node, r: Rewriter): Node {
+  const typeName = body['typeName'] as Json;
+  const typeNames = names(typeName['names']);
+  const safe = typeNames.length === 2 && typeNames[0] === SAFE_CAST_MARK;
+  const bqType = (typeNames[typeNames.length - 1] ?? '').toLowerCase();
+  const isArray = Array.isArray(typeName['arrayBounds']);
+  const target = bqType === 'datetime' ? 'datetime' : TYPES[bqType] ?? bqType;
+  const arg = r.arg(body['arg'] as Node, target === 'jsonb' || target === 'json' ? 'json' : 'text');
+  if (isArray) {
+    if (safe) r.fail('SAFE_CAST to an array type is not supported', node);
+    body['arg'] = arg;
+    return node;
+  }
+  if (!safe) {
+    if (target === 'datetime') return utcWallTime(arg);
+    if (TYPES[bqType] === undefined) {
+      // A PostgreSQL type name: kept as written, type modifiers included.
+      body['arg'] = arg;
+      return node;
+    }
+    return cast(arg, target);
+  }
+  // SAFE_CAST: NULL instead of an error, decided on the value's text before any cast is attempted.
+  const asText = (): Node => cast(structuredClone(arg), 'text');
+  switch (target) {
+    case 'text':
+      return asText();
+    case 'int8':
+      return caseWhen([[op('~', asText(), text(INT_TEXT)), caseWhen([[
+        and(op('>=', cast(asText(), 'numeric'), bigintBound('-9223372036854775808')), op('<=', cast(asText(), 'numeric'), bigintBound('9223372036854775807'))),
+        cast(cast(asText(), 'numeric'), 'int8'),
+      ]])]]);
+    case 'float8':
+    case 'numeric':
+      return caseWhen([[op('~', asText(), text(NUMBER_TEXT)), cast(asText(), target)]]);
+    case 'bool':
+      return caseWhen([
+        [op('=', call('lower', [call('btrim', [asText()])]), text('true')), boolConst(true)],
+        [op('=', call('lower', [call('btrim', [asText()])]), text('false')), boolConst(false)],
+      ]);
+    default:
+      return r.fail(`SAFE_CAST to ${bqType.toUpperCase()} is not supported`, node);
+  }
+}

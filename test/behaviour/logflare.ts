@@ -1,0 +1,316 @@
+/**
+ * COMPAT=logflare on both engines (docs/logflare-compat.md): Supabase Studio's own calls, verbatim
+ * from test/fixtures/studio-queries.json (a copy of the compat kit's file), answered the way their
+ * readers in Studio use them; then the translation's meaning on rows whose answers are known, the
+ * response shape, and what stays refused.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { generateDemoLogs, insertDemoLogs } from '../../src/store/demo/demo-data.ts';
+import type { Service } from '../../src/service.ts';
+import type { EngineFactory, TestStore } from '../support/engines.ts';
+import { insertRows, type LogRow } from '../support/fixtures.ts';
+import { OTHER_REAL_QUERIES } from '../fixtures/other-real-queries.ts';
+import { call, startTestService } from '../support/service.ts';
+
+type Json = Record<string, any>;
+interface StudioCall { name: string; endpoint: string; params: Record<string, string>; sql?: string; expects: string }
+
+const STUDIO: StudioCall[] = JSON.parse(readFileSync(new URL('../fixtures/studio-queries.json', import.meta.url), 'utf8')).queries;
+const MINUTE_US = 60_000_000;
+
+/** Studio's pager: `dayjs.utc(Number(ts / 1000)).toISOString()`; throws on a non-number. */
+function nextPageEnd(ts: unknown): string {
+  const d = new Date(Number((ts as number) / 1000));
+  return d.toISOString(); // RangeError: Invalid time value, as in Studio, when ts is not a number
+}
+
+/** Studio's self-hosted route (apps/studio/lib/api/self-hosted/logs.ts): the message it shows for a non-2xx answer. */
+async function studioError(res: Response): Promise<string | undefined> {
+  const result = (await res.json()) as Json;
+  return res.ok ? undefined : result?.error?.message;
+}
+
+export function logflareBehaviour(factory: EngineFactory): void {
+  describe(`COMPAT=logflare on ${factory.name}`, () => {
+    let store: TestStore;
+    let service: Service;
+    let base: string;
+    const now = Date.now();
+    const iso = (msAgo: number) => new Date(now - msAgo).toISOString();
+    // Known rows in their own project, a few minutes old: what the translated SQL must find.
+    const at = (minutesAgo: number, micros: number) => new Date(now - minutesAgo * 60_000).toISOString().slice(0, 23) + String(micros).padStart(3, '0') + 'Z';
+    const LF: LogRow[] = [
+      { id: '00000000-0000-4000-8000-000000000001', timestamp: at(5, 123), project: 'lf', event_message: 'GET /rest/v1/todos', metadata: '{"request": {"method": "GET", "path": "/rest/v1/todos", "headers": {"cf_connecting_ip": "203.0.113.9"}}, "response": {"status_code": 200, "origin_time": 12}, "big": 9007199254740993, "tags": [{"a": {"b": 1}}, "x"]}' },
+      { id: '00000000-0000-4000-8000-000000000002', timestamp: at(5, 456), project: 'lf', event_message: 'POST /auth/v1/token', metadata: { request: { method: 'POST', path: '/auth/v1/token' }, response: { status_code: 500, origin_time: 31 } } },
+      { id: '00000000-0000-4000-8000-000000000003', timestamp: at(4, 0), project: 'lf', event_message: 'no request record', metadata: { response: { status_code: 404, origin_time: 3 } } },
+    ];
+    const lfAuth: LogRow[] = [
+      { id: '00000000-0000-4000-8000-000000000011', timestamp: at(6, 0), project: 'lf', event_message: 'a', metadata: { level: 'info', status: '200' } },
+      { id: '00000000-0000-4000-8000-000000000012', timestamp: at(6, 1), project: 'lf', event_message: 'b', metadata: { level: 'error', status: 'n/a' } },
+      { id: '00000000-0000-4000-8000-000000000013', timestamp: at(6, 2), project: 'lf', event_message: 'c', metadata: { status: 503 } },
+    ];
+
+    before(async () => {
+      store = await factory.open({ responseShape: 'logflare' });
+      await insertDemoLogs(store.admin, 'logs', generateDemoLogs({ rows: 6000, projects: ['default'], now: new Date(now) }));
+      // Rows every Studio filter has something to find in the last hour.
+      await insertRows(store.admin, 'edge_logs', [{ id: '00000000-0000-4000-8000-0000000000e1', timestamp: at(2, 0), project: 'default', event_message: 'GET | 503 | https://default.example.co/rest/v1/todos', metadata: { request: { method: 'GET', path: '/rest/v1/todos', search: '', url: 'https://default.example.co/rest/v1/todos', headers: { cf_connecting_ip: '203.0.113.5' } }, response: { status_code: 503 } } }]);
+      await insertRows(store.admin, 'postgres_logs', [
+        { id: '00000000-0000-4000-8000-0000000000c1', timestamp: at(3, 0), project: 'default', event_message: 'relation "x" does not exist', metadata: { parsed: { error_severity: 'ERROR', user_name: 'postgres', session_id: 's1', hint: 'check it' } } },
+        { id: '00000000-0000-4000-8000-0000000000c2', timestamp: at(3, 1), project: 'default', event_message: 'cron job 1 starting: vacuum', metadata: { parsed: { error_severity: 'LOG', application_name: 'pg_cron', query: 'vacuum' } } },
+      ]);
+      await insertRows(store.admin, 'auth_logs', [{ id: '00000000-0000-4000-8000-0000000000a9', timestamp: at(2, 0), project: 'default', event_message: 'failed', metadata: { level: 'error', status: 500, path: '/token' } }]);
+      await insertRows(store.admin, 'postgrest_logs', [{ id: '00000000-0000-4000-8000-0000000000b1', timestamp: at(2, 0), project: 'default', event_message: 'Config reloaded' }]);
+      await insertRows(store.admin, 'edge_logs', LF);
+      await insertRows(store.admin, 'auth_logs', lfAuth);
+      service = await startTestService(store, { COMPAT: 'logflare' });
+      base = service.url;
+    });
+    after(async () => {
+      await service?.close();
+      await store?.teardown();
+    });
+
+    const logs = async (sql: string, params: Record<string, string> = {}) => {
+      const q = new URLSearchParams({ project: 'lf', iso_timestamp_start: iso(3_600_000), ...params, sql });
+      const res = await call(base, `/api/endpoints/query/logs.all?${q}`);
+      const text = await res.text();
+      return { res, text, body: JSON.parse(text) as Json };
+    };
+    const rows = async (sql: string, params: Record<string, string> = {}) => {
+      const { res, body } = await logs(sql, params);
+      assert.equal(res.status, 200, JSON.stringify(body));
+      return body.result as Json[];
+    };
+
+    test('every Studio call of the compat kit answers as its reader in Studio expects', async () => {
+      const ids: Record<string, string> = {};
+      for (const source of ['edge_logs', 'postgres_logs', 'function_edge_logs']) {
+        ids[source] = (await rows(`select id from ${source} limit 1`, { project: 'default' }))[0]!.id;
+      }
+      for (const c of STUDIO) {
+        const params: Record<string, string> = {};
+        for (const [k, v] of Object.entries(c.params)) params[k] = v.replace('{{now-1h}}', iso(3_600_000));
+        if (c.sql) params.sql = c.sql.replace('{{now-7h}}', iso(7 * 3_600_000)).replace(/\{\{(\w+) row id\}\}/, (_, s: string) => ids[s]!);
+        const res = await call(base, `/api/endpoints/query/${c.endpoint}?${new URLSearchParams(params)}`);
+        const body = (await res.json()) as Json;
+        assert.equal(res.status, 200, `${c.name}: ${JSON.stringify(body)}`);
+        const result = body.result as Json[];
+        assert.ok(result.length > 0, `${c.name}: no rows`);
+        const columns = /columns ([a-z_, ]+)/.exec(c.expects)?.[1]?.trim().split(/,\s*/);
+        if (columns) for (const r of result) assert.deepEqual(Object.keys(r), columns, `${c.name}: ${JSON.stringify(r)}`);
+        if (c.name.startsWith('previewer list')) {
+          for (const r of result) assert.ok(Number.isSafeInteger(r.timestamp) && String(r.timestamp).length === 16, `${c.name}: timestamp ${r.timestamp}`);
+          const stamps = result.map((r) => r.timestamp as number);
+          assert.deepEqual(stamps, [...stamps].sort((a, b) => b - a), `${c.name}: newest first`);
+          if ('status_code' in result[0]!) for (const r of result) assert.equal(typeof r.status_code, 'number');
+          // The pager's next request: older rows only.
+          const older = await call(base, `/api/endpoints/query/logs.all?${new URLSearchParams({ ...params, iso_timestamp_end: nextPageEnd(stamps.at(-1)) })}`);
+          const page = ((await older.json()) as Json).result as Json[];
+          assert.equal(older.status, 200);
+          for (const r of page) assert.ok(r.timestamp <= stamps.at(-1)!, `${c.name}: page 2 is older`);
+        } else if (c.name.startsWith('new-rows counter')) {
+          assert.ok(Number.isInteger(result[0]!.count) && result[0]!.count > 0, c.name);
+        } else if (c.name.startsWith('event chart')) {
+          const stamps = result.map((r) => r.timestamp as number);
+          assert.deepEqual(stamps, [...stamps].sort((a, b) => a - b), `${c.name}: ascending`);
+          for (const r of result) {
+            assert.equal(r.timestamp % MINUTE_US, 0, `${c.name}: minute buckets`);
+            for (const k of ['ok_count', 'error_count', 'warning_count']) assert.ok(Number.isInteger(r[k]), `${c.name}: ${k}`);
+          }
+        } else if (c.name.startsWith('single-log panel')) {
+          const log = result[0]!;
+          assert.ok(Number.isSafeInteger(log.timestamp));
+          assert.ok(Array.isArray(log.metadata) && log.metadata.length === 1, `${c.name}: metadata wrapped`);
+          const m = log.metadata[0];
+          if (c.name.endsWith('panel edge_logs')) {
+            assert.equal(typeof m.request[0].method, 'string');
+            assert.equal(typeof m.response[0].status_code, 'number');
+            assert.equal(typeof m.request[0].headers[0].cf_connecting_ip, 'string');
+          } else if (c.name.endsWith('postgres_logs')) {
+            assert.equal(typeof m.parsed[0].error_severity, 'string');
+          } else {
+            assert.ok(new URL(m.request[0].url));
+            assert.equal(typeof m.response[0].status_code, 'number');
+            assert.equal(typeof m.execution_time_ms, 'number');
+          }
+        } else {
+          // Home usage chart, 1day: hourly buckets of the last 24 hours, ascending, date strings.
+          assert.ok(result.length <= 25);
+          const stamps = result.map((r) => Date.parse(r.timestamp));
+          for (const [i, t] of stamps.entries()) {
+            assert.equal(typeof result[i]!.timestamp, 'string');
+            assert.equal(t % 3_600_000, 0);
+            assert.ok(t > now - 25 * 3_600_000 && t <= now);
+            for (const k of ['total_rest_requests', 'total_storage_requests', 'total_auth_requests', 'total_realtime_requests']) assert.ok(Number.isInteger(result[i]![k]));
+          }
+          assert.deepEqual(stamps, [...stamps].sort((a, b) => a - b));
+        }
+      }
+    });
+
+    test('more real calls (Studio reports and Logs Explorer templates, the MCP server) answer 200 with rows', async () => {
+      for (const q of OTHER_REAL_QUERIES) {
+        const { res, body } = await logs(q.sql, { project: 'default', iso_timestamp_start: iso(24 * 3_600_000) });
+        assert.equal(res.status, 200, `${q.name}: ${JSON.stringify(body)}`);
+        assert.ok(body.result.length > 0, `${q.name}: no rows`);
+        for (const r of body.result) if ('timestamp' in r) assert.ok(typeof r.timestamp === 'number' || /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?$/.test(r.timestamp), `${q.name}: ${r.timestamp}`);
+      }
+    });
+
+    test('usage.api-counts: 1hr is minute buckets of the last hour, 7day day buckets; hourly/daily/minutely unchanged; other Studio params ignored', async () => {
+      const usage = async (interval: string) => {
+        const res = await call(base, `/api/endpoints/query/usage.api-counts?project=default&interval=${interval}&ref=default&project_tier=FREE`);
+        assert.equal(res.status, 200);
+        return ((await res.json()) as Json).result as Json[];
+      };
+      for (const [interval, stepMs, spanMs] of [['1hr', 60_000, 3_600_000], ['7day', 86_400_000, 8 * 86_400_000], ['minutely', 60_000, 3_600_000], ['daily', 86_400_000, 8 * 86_400_000]] as const) {
+        const result = await usage(interval);
+        assert.ok(result.length > 0, interval);
+        for (const r of result) {
+          const t = Date.parse(r.timestamp);
+          assert.equal(t % stepMs, 0, `${interval} ${r.timestamp}`);
+          // The first bucket starts at or before the window's start.
+          assert.ok(t > now - spanMs - stepMs, interval);
+        }
+      }
+      assert.deepEqual(await usage('1hr'), await usage('minutely'), '1hr is minutely');
+      assert.deepEqual(await usage('7day'), await usage('daily'), '7day is daily');
+    });
+
+    test('timestamps are exact unix microseconds; JSON objects under keys are one-element arrays at every depth; large integers exact', async () => {
+      const { text, body } = await logs(`select id, timestamp, metadata from edge_logs where id = '${LF[0]!.id}'`);
+      const row = body.result[0];
+      const expected = BigInt(Date.parse(LF[0]!.timestamp.slice(0, 23) + 'Z')) * 1000n + 123n;
+      assert.equal(BigInt(row.timestamp), expected);
+      assert.deepEqual(row.metadata[0].request[0].headers[0], { cf_connecting_ip: '203.0.113.9' });
+      // An object inside an array stays an object; its own nested objects are wrapped.
+      assert.deepEqual(row.metadata[0].tags, [{ a: [{ b: 1 }] }, 'x']);
+      assert.match(text, /"big": ?9007199254740993/);
+    });
+
+    // Each case: BigQuery sql over the lf rows → the rows it must return.
+    const MEANING: { name: string; sql: string; expect: Json[] }[] = [
+      { name: 'CROSS JOIN UNNEST drops a row without the record; the field keeps its JSON type', sql: 'select r.method, s.status_code from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r cross join unnest(m.response) as s order by timestamp', expect: [{ method: 'GET', status_code: 200 }, { method: 'POST', status_code: 500 }] },
+      { name: 'LEFT JOIN UNNEST … ON TRUE keeps it, with NULL fields', sql: 'select event_message, r.method from edge_logs left join unnest(metadata) as m on true left join unnest(m.request) as r on true order by timestamp', expect: [{ event_message: 'GET /rest/v1/todos', method: 'GET' }, { event_message: 'POST /auth/v1/token', method: 'POST' }, { event_message: 'no request record', method: null }] },
+      { name: 'numeric comparison and BETWEEN on a nested field', sql: 'select id from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r where r.status_code between 400 and 599 and r.origin_time > 10', expect: [{ id: '00000000-0000-4000-8000-000000000002' }] },
+      { name: 'bare field of an unnested record', sql: "select event_message from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r where path like '%rest/v1%'", expect: [{ event_message: 'GET /rest/v1/todos' }] },
+      { name: 'avg and sum of a nested field are plain numbers', sql: 'select avg(r.origin_time) as a, sum(r.origin_time) as s, count(*) as n from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r', expect: [{ a: 15.333333333333334, s: 46, n: 3 }] },
+      { name: 'GROUP BY a name that is a SELECT alias means the alias (the bucket, not the column)', sql: 'select timestamp_trunc(timestamp, hour) as timestamp, count(*) as n from edge_logs group by timestamp', expect: [{ n: 3 }] },
+      { name: 'GROUP BY request.path groups by the value; ORDER BY an alias', sql: 'select r.path, count(*) as c from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r group by r.path order by path', expect: [{ path: '/auth/v1/token', c: 1 }, { path: '/rest/v1/todos', c: 1 }] },
+      { name: 'SAFE_DIVIDE by zero is NULL; / is not integer division', sql: 'select safe_divide(7, 0) as z, safe_divide(7, 2) as h, 7 / 2 as d from edge_logs limit 1', expect: [{ z: null, h: 3.5, d: 3.5 }] },
+      { name: 'COUNTIF, IFNULL, STARTS_WITH, REGEXP_CONTAINS', sql: "select countif(r.method = 'GET') as gets, countif(starts_with(r.path, '/auth')) as auth, countif(regexp_contains(event_message, r'^POST')) as posts, ifnull(max(r.host), 'none') as host from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r", expect: [{ gets: 1, auth: 1, posts: 1, host: 'none' }] },
+      { name: 'identifier is the project', sql: 'select distinct identifier from edge_logs', expect: [{ identifier: 'lf' }] },
+      { name: 'double-quoted strings, backtick names and a trailing comma before FROM', sql: 'select `event_message`, from `edge_logs` where event_message = "no request record"', expect: [{ event_message: 'no request record' }] },
+      { name: 'TIMESTAMP_SUB with INTERVAL, CURRENT_TIMESTAMP()', sql: 'select count(*) as n, from edge_logs where timestamp > timestamp_sub(current_timestamp(), interval 1 hour)', expect: [{ n: 3 }] },
+    ];
+    for (const c of MEANING) {
+      test(`meaning: ${c.name}`, async () => {
+        const got = await rows(c.sql);
+        assert.deepEqual(got.map((r) => Object.fromEntries(Object.keys(c.expect[0]!).map((k) => [k, r[k]]))), c.expect);
+      });
+    }
+
+    test('SAFE_CAST gives NULL on bad input where CAST is a 400; Studio auth severity filter finds levels and 5xx', async () => {
+      const got = await rows('select event_message, safe_cast(metadata.status as int64) as s from auth_logs cross join unnest(metadata) as metadata order by timestamp');
+      assert.deepEqual(got, [{ event_message: 'a', s: 200 }, { event_message: 'b', s: null }, { event_message: 'c', s: 503 }]);
+      const bad = await logs('select cast(metadata.status as int64) as s from auth_logs cross join unnest(metadata) as metadata');
+      assert.equal(bad.res.status, 400);
+      assert.equal(bad.body.error.code, 'query_error');
+      const errors = await rows("select event_message from auth_logs cross join unnest(metadata) as metadata where IFNULL(metadata.level, '') IN ('error', 'fatal') OR IFNULL(SAFE_CAST(metadata.status AS INT64), 0) >= 500 order by event_message");
+      assert.deepEqual(errors, [{ event_message: 'b' }, { event_message: 'c' }]);
+    });
+
+    test('CAST(x AS DATETIME) is UTC wall time without a zone; TIMESTAMP_TRUNC stays microseconds', async () => {
+      const [r] = await rows(`select cast(timestamp as datetime) as dt, timestamp_trunc(timestamp, minute) as m, timestamp from edge_logs where id = '${LF[0]!.id}'`);
+      assert.equal(r!.dt, LF[0]!.timestamp.replace('Z', ''));
+      assert.equal(r!.m, Math.floor(r!.timestamp / MINUTE_US) * MINUTE_US);
+    });
+
+    // What the translation refuses: invalid_sql naming the construct and where it is in what was sent.
+    const REFUSED: { sql: string; message: RegExp }[] = [
+      { sql: 'select workflow_run, event_message from workflow_run_logs order by timestamp desc', message: /workflow_run_logs.*at character 41/ },
+      { sql: 'select * from `logs.edge_logs`', message: /logs\.edge_logs/ },
+      { sql: 'select * from logs.edge_logs', message: /schema-qualified table "logs\.edge_logs"/ },
+      { sql: "select pg_read_file('/etc/passwd') as x from edge_logs", message: /pg_read_file/ },
+      { sql: 'select * from edge_logs; select 1', message: /exactly one statement/ },
+      { sql: "select format_timestamp('%F', timestamp) as d from edge_logs", message: /FORMAT_TIMESTAMP is not supported at character 8/ },
+      { sql: 'select safe_cast(timestamp as timestamp) as t from edge_logs', message: /SAFE_CAST to TIMESTAMP is not supported/ },
+      { sql: "select safe.parse_date('%F', '2024') as d from edge_logs", message: /SAFE\. prefix/ },
+      { sql: 'select timestamp_trunc(timestamp, fortnight) as t from edge_logs', message: /date part FORTNIGHT/ },
+      { sql: "select 'unterminated from edge_logs", message: /unterminated string literal at character 8/ },
+      { sql: 'select x from edge_logs left join unnest(metadata) as m on m.level = 1', message: /LEFT JOIN UNNEST.*ON TRUE/ },
+      { sql: 'delete from edge_logs', message: /must be a SELECT/ },
+      { sql: 'select count(*) as n from edge_logs where id in (select id from `api_keys`)', message: /api_keys/ },
+    ];
+    test('refused: invalid_sql naming the construct and its position; the message is what Studio shows', async () => {
+      for (const r of REFUSED) {
+        const { res, body } = await logs(r.sql);
+        assert.equal(res.status, 400, r.sql);
+        assert.equal(body.error.code, 'invalid_sql', `${r.sql}: ${body.error.message}`);
+        assert.match(body.error.message, r.message, r.sql);
+        const q = new URLSearchParams({ project: 'lf', sql: r.sql });
+        assert.equal(await studioError(await call(base, `/api/endpoints/query/logs.all?${q}`)), body.error.message);
+      }
+    });
+
+    test('a BigQuery escape cannot end a literal early: what looks like a comment stays one', async () => {
+      // BigQuery reads '\\' as one backslash; the rest is a comment, never a subquery over api_keys.
+      const got = await rows("select '\\\\' as a /* ' , (select string_agg(id, ',') from api_keys) as b -- */ from edge_logs");
+      assert.deepEqual(got, [{ a: '\\' }, { a: '\\' }, { a: '\\' }]);
+    });
+
+    test('mutated Studio queries (cut, doubled, spliced) are answered 200 or 400, never a 500', async () => {
+      let seed = 20261123;
+      const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+      const texts = STUDIO.flatMap((c) => (c.sql ? [c.sql] : []));
+      const statuses = new Map<number, number>();
+      for (let i = 0; i < 300; i++) {
+        const a = texts[rand(texts.length)]!;
+        const b = texts[rand(texts.length)]!;
+        const cut = rand(a.length);
+        const sql = [a.slice(0, cut) + b.slice(rand(b.length)), a.slice(0, cut), a + a.slice(cut), a.slice(0, cut) + '`' + a.slice(cut)][rand(4)]!;
+        const { res } = await logs(sql);
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        assert.ok(res.status === 200 || res.status === 400, `${res.status} for ${JSON.stringify(sql)}`);
+      }
+      assert.ok((statuses.get(400) ?? 0) > 0 && (statuses.get(200) ?? 0) > 0, JSON.stringify([...statuses]));
+    });
+
+    test('a translation is memoised: Server-Timing reports translate time on the first call of a text only; answers are cached in the shape', async () => {
+      const sql = `select count(*) as n from edge_logs where event_message != 'memo ${now}'`;
+      const timing = async () => (await logs(sql)).res.headers.get('server-timing') ?? '';
+      assert.match(await timing(), /translate;dur=\d/);
+      assert.doesNotMatch(await timing(), /translate/);
+      const first = await call(base, '/api/endpoints/query/usage.api-counts?project=default&interval=1day');
+      const second = await call(base, '/api/endpoints/query/usage.api-counts?project=default&interval=1day');
+      assert.match(second.headers.get('cache-status') ?? '', /hit/);
+      assert.equal(await second.text(), await first.text());
+    });
+  });
+
+  describe(`without COMPAT on ${factory.name}`, () => {
+    let store: TestStore;
+    let service: Service;
+    before(async () => {
+      store = await factory.open();
+      await insertRows(store.admin, 'edge_logs', [{ id: '00000000-0000-4000-8000-000000000021', timestamp: '2026-11-23T10:00:00.5Z', project: 'p', metadata: { request: { method: 'GET' } } }]);
+      service = await startTestService(store);
+    });
+    after(async () => {
+      await service?.close();
+      await store?.teardown();
+    });
+    test('nothing changes: Studio intervals are 400, BigQuery sql is not translated, timestamps are RFC 3339, metadata an object', async () => {
+      const usage = await call(service.url, '/api/endpoints/query/usage.api-counts?project=p&interval=1hr');
+      assert.equal(usage.status, 400);
+      const bq = await call(service.url, `/api/endpoints/query/logs.all?project=p&sql=${encodeURIComponent('select r.method from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r')}`);
+      assert.equal(bq.status, 400);
+      const plain = (await (await call(service.url, '/api/endpoints/query/logs.all?project=p')).json()) as Json;
+      assert.deepEqual(plain.result[0].timestamp, '2026-11-23T10:00:00.500000Z');
+      assert.deepEqual(plain.result[0].metadata, { request: { method: 'GET' } });
+    });
+  });
+}

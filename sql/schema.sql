@@ -90,8 +90,135 @@ create index if not exists pgbouncer_logs_project_timestamp_idx on pgbouncer_log
 -- usage.api-counts scans edge requests by time window only (the project is a regular expression).
 create index if not exists edge_logs_timestamp_idx on edge_logs (timestamp);
 -- Planner statistics (filled by ANALYZE; nothing to maintain on insert) for the expressions
--- usage.api-counts filters and groups by. Without them PostgreSQL guesses a few dozen rows for any
+-- usage.api-counts filters and groups by in edge_logs itself (its raw tier below, and a sandboxed
+-- caller's sql over its `requests` CTE). Without them PostgreSQL guesses a few dozen rows for any
 -- URL regular expression and one daily bucket per distinct timestamp, and so sorts whole rows
 -- (metadata included) to disk instead of hash-aggregating a handful of days in parallel.
 create statistics if not exists edge_logs_request_url_stats on ((metadata->'request'->>'url')) from edge_logs;
 create statistics if not exists edge_logs_day_bucket_stats on (date_trunc('day', "timestamp", 'UTC')) from edge_logs;
+
+-- usage.api-counts rollup (docs/stored-queries.md, "How usage.api-counts scales"). Edge requests
+-- counted per UTC hour and per UTC day and per distinct request URL, kept exact by PostgreSQL
+-- itself: statement-level triggers on edge_logs add what an INSERT adds and subtract what a DELETE
+-- removes (an UPDATE does both, a TRUNCATE empties it), in the writer's own transaction, so a
+-- reader's snapshot sees rows and counts agree. The stored query reads raw rows only for the part
+-- of its window before the first whole hour, then hours, then whole days; its regular expression
+-- runs once per distinct URL in edge_request_urls (every URL ever counted, none approximated)
+-- instead of once per row. Cost: one more INSERT … ON CONFLICT per ingest statement and a write
+-- lock on the touched (hour, URL) and (day, URL) rows until the writer commits; the ingest rate is
+-- measured in the README's Performance section.
+create table if not exists edge_request_urls (
+  id       integer generated always as identity primary key,
+  url      text not null,
+  -- sha256 of the URL's UTF-8 bytes, written by edge_request_counts_merge below: a btree entry is
+  -- at most ~2.7 kB and a URL can be longer; its digest cannot. (Not a generated column: the
+  -- text-to-bytes conversion is only STABLE.)
+  url_hash bytea not null unique
+);
+
+create table if not exists edge_request_counts (
+  grain    "char" not null check (grain in ('h', 'd')), -- h: UTC hour, d: UTC day
+  bucket   timestamptz not null,
+  url_id   integer not null,
+  requests bigint not null, -- every request; a row is deleted when this reaches 0
+  rest     bigint not null, -- requests whose path contains '/rest' (and so on)
+  storage  bigint not null,
+  auth     bigint not null,
+  realtime bigint not null,
+  primary key (grain, bucket, url_id)
+);
+
+-- The statements that add (sign 1) or subtract (sign -1) the rows of `source`, a relation with
+-- edge_logs' columns: a trigger's transition table, or edge_logs itself when the rollup is first
+-- built. Returned as text for the caller to EXECUTE, because a transition table is visible only
+-- inside the trigger function itself. Requests without a URL are not counted: usage.api-counts'
+-- URL match can never select them.
+create or replace function edge_request_counts_statements(source text, sign integer) returns text[]
+language plpgsql immutable as $fn$
+declare
+  -- Each source row with its URL's id, once per grain.
+  keyed constant text := format($q$
+    from %I e
+    join edge_request_urls u on u.url_hash = sha256(convert_to(e.metadata->'request'->>'url', 'UTF8'))
+    cross join (values ('h'::"char", 'hour'), ('d'::"char", 'day')) g (grain, unit)$q$, source);
+  statements text[];
+begin
+  statements := array[
+    format($q$
+      insert into edge_request_urls (url, url_hash)
+      select u.url, sha256(convert_to(u.url, 'UTF8'))
+      from (select distinct e.metadata->'request'->>'url' as url from %I e) u
+      where u.url is not null
+      order by 2 -- one lock order for concurrent writers of the same new URLs
+      on conflict (url_hash) do nothing$q$, source),
+    format($q$
+      insert into edge_request_counts as c (grain, bucket, url_id, requests, rest, storage, auth, realtime)
+      select g.grain, date_trunc(g.unit, e.timestamp, 'UTC'), u.id, %1$s * count(*),
+        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/rest') > 0),
+        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/storage') > 0),
+        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/auth') > 0),
+        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/realtime') > 0)
+      %2$s
+      group by 1, 2, 3
+      order by 1, 2, 3 -- one lock order for concurrent writers
+      on conflict (grain, bucket, url_id) do update set
+        requests = c.requests + excluded.requests, rest = c.rest + excluded.rest, storage = c.storage + excluded.storage,
+        auth = c.auth + excluded.auth, realtime = c.realtime + excluded.realtime$q$, sign, keyed)];
+  if sign < 0 then
+    -- Only the keys this statement touched, by primary key: never a scan of the whole rollup.
+    statements := statements || format($q$
+      delete from edge_request_counts c
+      using (select distinct g.grain, date_trunc(g.unit, e.timestamp, 'UTC') as bucket, u.id %s) k
+      where (c.grain, c.bucket, c.url_id) = (k.grain, k.bucket, k.id) and c.requests = 0$q$, keyed);
+  end if;
+  return statements;
+end
+$fn$;
+
+-- SECURITY DEFINER: a role that may write edge_logs keeps the rollup without a grant on it; the
+-- fixed search_path (this schema) is what makes that safe.
+create or replace function edge_request_counts_apply() returns trigger
+language plpgsql security definer set search_path from current as $fn$
+declare
+  statement text;
+begin
+  if tg_op = 'TRUNCATE' then
+    truncate edge_request_counts;
+    return null;
+  end if;
+  if tg_op in ('DELETE', 'UPDATE') then
+    foreach statement in array edge_request_counts_statements('old_rows', -1) loop
+      execute statement;
+    end loop;
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    foreach statement in array edge_request_counts_statements('new_rows', 1) loop
+      execute statement;
+    end loop;
+  end if;
+  return null;
+end
+$fn$;
+
+-- First run on a store that already has rows: the triggers, then one pass over edge_logs, in the
+-- same transaction (applySchema runs this file as one), so no row is counted twice or missed.
+do $do$
+declare
+  statement text;
+begin
+  if not exists (select from pg_trigger where tgrelid = 'edge_logs'::regclass and tgname = 'edge_request_counts_insert') then
+    create trigger edge_request_counts_insert after insert on edge_logs
+      referencing new table as new_rows for each statement execute function edge_request_counts_apply();
+    create trigger edge_request_counts_update after update on edge_logs
+      referencing old table as old_rows new table as new_rows for each statement execute function edge_request_counts_apply();
+    create trigger edge_request_counts_delete after delete on edge_logs
+      referencing old table as old_rows for each statement execute function edge_request_counts_apply();
+    create trigger edge_request_counts_truncate after truncate on edge_logs
+      for each statement execute function edge_request_counts_apply();
+    truncate edge_request_counts;
+    foreach statement in array edge_request_counts_statements('edge_logs', 1) loop
+      execute statement;
+    end loop;
+  end if;
+end
+$do$;

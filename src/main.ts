@@ -34,11 +34,14 @@ async function main(): Promise<void> {
   const names = service.registry.all.map((q) => q.name).join(', ');
   const scoped = config.accessTokens.filter((g) => g.scope !== null).length;
   const tokenNote = generated === null ? `; access tokens: ${grants.length}${scoped > 0 ? `, ${scoped} scoped` : ''}` : '';
-  process.stdout.write(`saved-query endpoints listening on ${service.url} (engine: ${engine.name}; stored queries: ${names}${tokenNote})\n`);
+  // One write: whoever reads the start-up line (a person, a supervisor, test/process.test.ts) gets
+  // the generated token with it, never in a later chunk.
+  const started = [`saved-query endpoints listening on ${service.url} (engine: ${engine.name}; stored queries: ${names}${tokenNote})`];
   if (generated !== null) {
-    process.stdout.write(`access token (generated for this run; set ACCESS_TOKENS to choose one): ${generated.token}\n`);
-    process.stdout.write(`try: curl -H 'X-API-KEY: ${generated.token}' '${service.url}/api/endpoints/query/logs.all?project=default'\n`);
+    started.push(`access token (generated for this run; set ACCESS_TOKENS to choose one): ${generated.token}`);
+    started.push(`try: curl -H 'X-API-KEY: ${generated.token}' '${service.url}/api/endpoints/query/logs.all?project=default'`);
   }
+  process.stdout.write(started.join('\n') + '\n');
 
   let stopping = false;
   const shutdown = (signal: string) => {

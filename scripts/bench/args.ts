@@ -1,9 +1,9 @@
 /** The bench's command line: which parts to run, how much data, how long each run lasts. */
 
 export const USAGE =
-  'usage: npm run bench -- [--quick] [--rows N] [--runs R] [--seconds S] [--warmup S] [--only logs,cached,refresh,growth] [--explain] [--profile]\n' +
+  'usage: npm run bench -- [--quick] [--rows N] [--runs R] [--seconds S] [--warmup S] [--only logs,cached,refresh,growth,ingest] [--explain] [--profile]\n' +
   '  --quick: the hot paths only (logs.all and cached usage.api-counts at 100k rows, 3 runs of 2 s), under 3 minutes; later options override it';
-export const PARTS = ['logs', 'cached', 'refresh', 'growth'] as const;
+export const PARTS = ['logs', 'cached', 'refresh', 'growth', 'ingest'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface Args {

@@ -1,49 +1,88 @@
 -- usage.api-counts: requests per bucket to four API areas for one project (docs/stored-queries.md).
 -- The window is anchored at now(): one value per statement, so every row sees the same start.
 -- date_trunc's third argument pins buckets to UTC whatever the session time zone.
--- count(*) filter (...) is never null, so the sums need no coalesce.
 -- The bucket is written as RFC 3339 text by PostgreSQL itself: the same bytes the service writes for
 -- a timestamp, and a string in Logflare's response shape too (Studio parses it as a date string).
 -- 1hr, 1day and 7day are the intervals Supabase Studio sends (accepted with COMPAT=logflare).
 -- window_spec is NOT MATERIALIZED: inlined, its CASEs fold to constants when the statement is
--- planned with the parameter values, so `timestamp >= now() - '1 hour'` can use edge_logs
--- (timestamp) and the bucket is a constant the planner can estimate (see sql/schema.sql). As a
--- materialised CTE (the default for one referenced twice) the window was a join filter: every
--- interval scanned the whole table, and daily sorted whole rows to disk.
+-- planned with the parameter values, so the tiers below that an interval does not use are never
+-- run, and the bounds are ranges the indexes of edge_logs (timestamp) and edge_request_counts
+-- (grain, bucket, url_id) can use (see sql/schema.sql).
+--
+-- The window [start, ∞) is read in three tiers with no gap or overlap (sql/schema.sql keeps the
+-- rollup exact): raw edge_logs rows for [start, raw_until), the hourly rollup for
+-- [raw_until, hours_until), the daily rollup from hours_until on. Minute buckets read raw rows
+-- only; hour buckets raw rows up to the first whole hour, then hours; day buckets add whole days.
 with
 window_spec as not materialized (
   select
-    case @interval
-      when 'hourly' then interval '1 hour'
-      when 'daily' then interval '7 days'
-      when 'minutely' then interval '60 minutes'
-      when '1hr' then interval '60 minutes'
-      when '1day' then interval '24 hours'
-      when '7day' then interval '7 days'
-    end as span,
-    case @interval
-      when 'hourly' then 'hour'
-      when 'daily' then 'day'
-      when 'minutely' then 'minute'
-      when '1hr' then 'minute'
-      when '1day' then 'hour'
-      when '7day' then 'day'
-    end as bucket
+    s.span,
+    s.bucket,
+    now() - s.span as start,
+    case when s.bucket = 'minute' then 'infinity'::timestamptz
+      else date_trunc('hour', now() - s.span, 'UTC') + interval '1 hour' end as raw_until,
+    case when s.bucket = 'day' then date_trunc('day', now() - s.span, 'UTC') + interval '1 day'
+      else 'infinity'::timestamptz end as hours_until
+  from (
+    select
+      case @interval
+        when 'hourly' then interval '1 hour'
+        when 'daily' then interval '7 days'
+        when 'minutely' then interval '60 minutes'
+        when '1hr' then interval '60 minutes'
+        when '1day' then interval '24 hours'
+        when '7day' then interval '7 days'
+      end as span,
+      case @interval
+        when 'hourly' then 'hour'
+        when 'daily' then 'day'
+        when 'minutely' then 'minute'
+        when '1hr' then 'minute'
+        when '1day' then 'hour'
+        when '7day' then 'day'
+      end as bucket
+  ) s
 ),
+-- Every request of the window, one row each: what a sandboxed caller's `sql` reads.
 requests as (
   select e.timestamp, e.metadata->'request'->>'path' as path
   from edge_logs e
   cross join window_spec w
-  where e.timestamp >= now() - w.span
+  where e.timestamp >= w.start
     and e.metadata->'request'->>'url' ~ @project
+),
+-- The regular expression runs once per distinct URL, not once per request.
+matching_urls as materialized (
+  select u.id from edge_request_urls u where u.url ~ @project
+),
+counted as (
+  select
+    date_trunc(w.bucket, e.timestamp, 'UTC') as at,
+    count(*) filter (where strpos(e.metadata->'request'->>'path', '/rest') > 0) as rest,
+    count(*) filter (where strpos(e.metadata->'request'->>'path', '/storage') > 0) as storage,
+    count(*) filter (where strpos(e.metadata->'request'->>'path', '/auth') > 0) as auth,
+    count(*) filter (where strpos(e.metadata->'request'->>'path', '/realtime') > 0) as realtime
+  from edge_logs e
+  cross join window_spec w
+  where e.timestamp >= w.start and e.timestamp < w.raw_until
+    and e.metadata->'request'->>'url' ~ @project
+  group by 1
+  union all
+  select date_trunc(w.bucket, c.bucket, 'UTC'), sum(c.rest), sum(c.storage), sum(c.auth), sum(c.realtime)
+  from edge_request_counts c
+  cross join window_spec w
+  where w.bucket <> 'minute'
+    and c.url_id in (select id from matching_urls)
+    and ((c.grain = 'h' and c.bucket >= w.raw_until and c.bucket < w.hours_until)
+      or (c.grain = 'd' and c.bucket >= w.hours_until))
+  group by 1
 )
 select
-  to_char(date_trunc(w.bucket, r.timestamp, 'UTC') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as timestamp,
-  count(*) filter (where strpos(r.path, '/rest') > 0) as total_rest_requests,
-  count(*) filter (where strpos(r.path, '/storage') > 0) as total_storage_requests,
-  count(*) filter (where strpos(r.path, '/auth') > 0) as total_auth_requests,
-  count(*) filter (where strpos(r.path, '/realtime') > 0) as total_realtime_requests
-from requests r
-cross join window_spec w
-group by 1
-order by 1
+  to_char(c.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as timestamp,
+  sum(c.rest)::bigint as total_rest_requests,
+  sum(c.storage)::bigint as total_storage_requests,
+  sum(c.auth)::bigint as total_auth_requests,
+  sum(c.realtime)::bigint as total_realtime_requests
+from counted c
+group by c.at
+order by c.at

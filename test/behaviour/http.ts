@@ -10,6 +10,7 @@ import type { EngineFactory, TestStore } from '../support/engines.ts';
 import { ALLOWED, REJECTED } from '../support/sandbox-cases.ts';
 import { edgeRow, insertRows, isoMicros } from '../support/fixtures.ts';
 import { call, LOGS_ALL_ID, startTestService, TOKEN, USAGE_ID } from '../support/service.ts';
+import { expectedUsage, type UsageRow } from '../support/usage-reference.ts';
 
 const T0 = '2026-11-20T12:00:00.000000Z';
 
@@ -22,26 +23,6 @@ const ALPHA = [
   { id: 'e5', ts: '2026-11-21T12:00:00.123456Z' },
 ];
 const newestFirst = (ids: string[]) => ALPHA.filter((r) => ids.includes(r.id)).sort((a, b) => (a.ts < b.ts ? 1 : -1));
-
-type UsageRow = { timestamp: string; total_rest_requests: number; total_storage_requests: number; total_auth_requests: number; total_realtime_requests: number };
-
-/** What usage.api-counts must return, computed independently in JS from the fixture rows. */
-function expectedUsage(rows: { ts: number; path: string; project: string }[], now: number, interval: 'hourly' | 'daily' | 'minutely', project: RegExp): UsageRow[] {
-  const span = { hourly: 3600e3, daily: 7 * 86400e3, minutely: 3600e3 }[interval];
-  const unit = { hourly: 3600e3, daily: 86400e3, minutely: 60e3 }[interval];
-  const buckets = new Map<number, UsageRow>();
-  for (const r of rows) {
-    if (r.ts < now - span || !project.test(`https://${r.project}.example.co${r.path}`)) continue;
-    const b = Math.floor(r.ts / unit) * unit;
-    const row = buckets.get(b) ?? { timestamp: new Date(b).toISOString().replace('.000Z', '.000000Z'), total_rest_requests: 0, total_storage_requests: 0, total_auth_requests: 0, total_realtime_requests: 0 };
-    if (r.path.includes('/rest')) row.total_rest_requests++;
-    if (r.path.includes('/storage')) row.total_storage_requests++;
-    if (r.path.includes('/auth')) row.total_auth_requests++;
-    if (r.path.includes('/realtime')) row.total_realtime_requests++;
-    buckets.set(b, row);
-  }
-  return [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
-}
 
 /** The HTTP suite against one engine; run-behaviour.ts runs it per engine. */
 export function httpBehaviour(factory: EngineFactory): void {
@@ -64,7 +45,7 @@ export function httpBehaviour(factory: EngineFactory): void {
       { id: 'u9', ago: 8 * 86400e3, path: '/rest/v1/old', project: 'alpha' }, // outside every window
       { id: 'u10', ago: 5 * 60e3, path: '/rest/v1/todos', project: 'beta' },
       { id: 'u11', ago: 10 * 60e3, path: '/graphql/v1', project: 'alpha' }, // in no area
-    ].map((r) => ({ ...r, ts: now - r.ago }));
+    ].map((r) => ({ ...r, ts: now - r.ago, url: `https://${r.project}.example.co${r.path}` }));
 
     before(async () => {
       store = await factory.open();

@@ -1,0 +1,154 @@
+/**
+ * usage.api-counts reads a rollup of edge_logs that triggers keep (sql/schema.sql): hours and days
+ * per distinct URL, raw rows only before the window's first whole hour. Its answers must be what
+ * counting the rows themselves gives, after any sequence of writes: multi-row inserts, updates
+ * that move a row in time or change its URL or path, deletes, TRUNCATE, and a store whose rows
+ * were there before the rollup was built.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Service } from '../../src/service.ts';
+import { applySchema } from '../../src/store/schema.ts';
+import { Prng } from '../../src/store/demo/prng.ts';
+import type { EngineFactory, TestStore } from '../support/engines.ts';
+import { isoMicros } from '../support/fixtures.ts';
+import { call, startTestService } from '../support/service.ts';
+import { expectedUsage, type UsageInput, type UsageInterval, type UsageRow } from '../support/usage-reference.ts';
+
+const HOUR_MS = 3600e3;
+const DAY_MS = 24 * HOUR_MS;
+/** Window starts of the three intervals, as offsets from now. */
+const WINDOW_STARTS_MS = [HOUR_MS, 7 * DAY_MS];
+/** Row times stay this far from every window start, so the JS reference and the database agree on
+ * which rows are in a window however long the test runs. */
+const CLEARANCE_MS = 10 * 60e3;
+const HOSTS = ['alpha', 'beta', 'gamma'];
+// Areas alone and together ('/rest/v1/auth_events' counts as rest and auth), none ('/graphql/v1'), no path.
+const PATHS = ['/rest/v1/todos', '/storage/v1/object/a.png', '/auth/v1/token', '/realtime/v1/websocket', '/rest/v1/auth_events', '/graphql/v1', null];
+const INTERVALS: UsageInterval[] = ['hourly', 'daily', 'minutely'];
+
+interface Row extends UsageInput {
+  id: string;
+}
+
+export function usageRollupBehaviour(factory: EngineFactory): void {
+  describe(`usage.api-counts rollup on ${factory.name}`, () => {
+    let store: TestStore;
+    let service: Service;
+    const now = Date.now();
+    const rng = new Prng(42);
+    let rows: Row[] = [];
+    let serial = 0;
+    let checks = 0;
+
+    const randomTime = (): number => {
+      // A third each from the last two hours, the last two days and the last eight: every tier has rows.
+      const back = [2 * HOUR_MS, 2 * DAY_MS, 8 * DAY_MS][rng.int(3)]!;
+      for (;;) {
+        const ts = now - back + rng.int(back + CLEARANCE_MS);
+        if (WINDOW_STARTS_MS.every((w) => Math.abs(ts - (now - w)) > CLEARANCE_MS)) return ts;
+      }
+    };
+    const randomRow = (): Row => {
+      const path = PATHS[rng.int(PATHS.length)]!;
+      // One row in ten has no URL: never counted. URLs repeat, so the rollup merges them.
+      const url = rng.int(10) === 0 ? null : `https://${HOSTS[rng.int(HOSTS.length)]}.example.co${path ?? ''}?n=${rng.int(4)}`;
+      return { id: `r${serial++}`, ts: randomTime(), url, path };
+    };
+    const metadata = (r: Row) => JSON.stringify({ request: { ...(r.url === null ? {} : { url: r.url }), ...(r.path === null ? {} : { path: r.path }), method: 'GET' } });
+
+    /** One multi-row INSERT: the statement-level trigger sees all of them at once. */
+    const insert = async (batch: Row[]): Promise<void> => {
+      await store.admin('insert into logs.edge_logs (id, timestamp, metadata) select * from unnest($1::text[], $2::timestamptz[], $3::jsonb[])', [
+        batch.map((r) => r.id),
+        batch.map((r) => isoMicros(r.ts)),
+        batch.map(metadata),
+      ]);
+      rows.push(...batch);
+    };
+
+    /** Every interval, with two patterns, equals the reference. A pattern new to each check keeps the cache out of it. */
+    const assertMatchesRows = async (): Promise<void> => {
+      checks++;
+      for (const interval of INTERVALS) {
+        for (const [pattern, re] of [
+          [`^https://(alpha|beta)\\.|^none${checks}$`, /^https:\/\/(alpha|beta)\./],
+          [`n=[02]|^none${checks}$`, /n=[02]/],
+        ] as const) {
+          const res = await call(service.url, `/api/endpoints/query/usage.api-counts?interval=${interval}&project=${encodeURIComponent(pattern)}`);
+          assert.equal(res.status, 200);
+          const body = (await res.json()) as { result: UsageRow[] };
+          assert.deepEqual(body.result, expectedUsage(rows, now, interval, re), `${interval}, ${pattern}, check ${checks}`);
+        }
+      }
+    };
+
+    before(async () => {
+      store = await factory.open();
+      service = await startTestService(store);
+    });
+    after(async () => {
+      await service?.close();
+      await store?.teardown();
+    });
+
+    test('after multi-row inserts: every interval equals counting the rows', async () => {
+      for (let i = 0; i < 4; i++) await insert(Array.from({ length: 150 }, randomRow));
+      // The reference is not vacuous: every interval has buckets and both tiers of a daily window are used.
+      assert.ok(INTERVALS.every((i) => expectedUsage(rows, now, i, /./).length > 0));
+      await assertMatchesRows();
+    });
+
+    test('after updates that move rows in time and change URL or path', async () => {
+      const moved = rows.filter((_, i) => i % 7 === 0);
+      for (const r of moved) {
+        r.ts = randomTime();
+        await store.admin('update logs.edge_logs set timestamp = $2 where id = $1', [r.id, isoMicros(r.ts)]);
+      }
+      const changed = rows.filter((_, i) => i % 5 === 1);
+      for (const r of changed) {
+        r.url = r.url === null ? 'https://alpha.example.co/rest/v1/new' : null;
+        r.path = r.path === null ? '/storage/v1/new' : null;
+      }
+      // One statement for all of them: old and new transition tables of many rows.
+      await store.admin('update logs.edge_logs e set metadata = c.metadata from unnest($1::text[], $2::jsonb[]) c (id, metadata) where e.id = c.id', [
+        changed.map((r) => r.id),
+        changed.map(metadata),
+      ]);
+      await assertMatchesRows();
+    });
+
+    test('after deletes, one by one and many at once', async () => {
+      const gone = new Set(rows.filter((_, i) => i % 3 === 0).map((r) => r.id));
+      const [first, ...rest] = [...gone];
+      await store.admin('delete from logs.edge_logs where id = $1', [first]);
+      await store.admin('delete from logs.edge_logs where id = any($1::text[])', [rest]);
+      rows = rows.filter((r) => !gone.has(r.id));
+      await assertMatchesRows();
+      // Nothing left over: every rollup row counts at least one request.
+      const result = (await store.admin('select count(*)::int as n from logs.edge_request_counts where requests <= 0')) as { rows: { n: number }[] };
+      const [empty] = result.rows;
+      assert.equal(empty!.n, 0);
+    });
+
+    test('after TRUNCATE and new rows', async () => {
+      await store.admin('truncate logs.edge_logs');
+      rows = [];
+      await assertMatchesRows();
+      await insert(Array.from({ length: 100 }, randomRow));
+      await assertMatchesRows();
+    });
+
+    test('rows written before the rollup existed are counted when it is built', async () => {
+      await store.admin('drop table logs.edge_request_counts, logs.edge_request_urls cascade');
+      for (const t of ['insert', 'update', 'delete', 'truncate']) await store.admin(`drop trigger edge_request_counts_${t} on logs.edge_logs`);
+      await insert(Array.from({ length: 100 }, randomRow));
+      await applySchema(store.admin, 'logs');
+      await assertMatchesRows();
+      // Applying the schema again (every start-up does) counts nothing twice.
+      await applySchema(store.admin, 'logs');
+      await insert(Array.from({ length: 20 }, randomRow));
+      await assertMatchesRows();
+    });
+  });
+}

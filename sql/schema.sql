@@ -143,15 +143,16 @@ declare
     cross join (values ('h'::"char", 'hour'), ('d'::"char", 'day')) g (grain, unit)$q$, source);
   statements text[];
 begin
-  statements := array[
+  -- A URL is added the first time a request with it is; what is subtracted is already there.
+  statements := case when sign < 0 then array[]::text[] else array[
     format($q$
       insert into edge_request_urls (url, url_hash)
       select u.url, sha256(convert_to(u.url, 'UTF8'))
       from (select distinct e.metadata->'request'->>'url' as url from %I e) u
       where u.url is not null
       order by 2 -- one lock order for concurrent writers of the same new URLs
-      on conflict (url_hash) do nothing$q$, source),
-    format($q$
+      on conflict (url_hash) do nothing$q$, source)] end;
+  statements := statements || format($q$
       insert into edge_request_counts as c (grain, bucket, url_id, requests, rest, storage, auth, realtime)
       select g.grain, date_trunc(g.unit, e.timestamp, 'UTC'), u.id, %1$s * count(*),
         %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/rest') > 0),
@@ -163,7 +164,7 @@ begin
       order by 1, 2, 3 -- one lock order for concurrent writers
       on conflict (grain, bucket, url_id) do update set
         requests = c.requests + excluded.requests, rest = c.rest + excluded.rest, storage = c.storage + excluded.storage,
-        auth = c.auth + excluded.auth, realtime = c.realtime + excluded.realtime$q$, sign, keyed)];
+        auth = c.auth + excluded.auth, realtime = c.realtime + excluded.realtime$q$, sign, keyed);
   if sign < 0 then
     -- Only the keys this statement touched, by primary key: never a scan of the whole rollup.
     statements := statements || format($q$

@@ -1,23 +1,35 @@
 /**
  * Staged demo data for the benchmark: grow the log store from one row count to the next, so
- * logs.all can be measured at 10k, 100k and 1M edge rows in one run without reseeding. Row i of a
- * table is the same whatever the total (demo-data.ts draws each row from its own PRNG stream), so
- * stage N+1 inserts exactly the rows a fresh seed of that size has beyond stage N.
+ * logs.all can be measured at 10k, 100k, 1M (and 10M) edge rows in one run without reseeding.
+ *
+ * Up to GENERATED_MAX edge rows the rows come from the demo generator: row i of a table is the same
+ * whatever the total (demo-data.ts draws each row from its own PRNG stream), so stage N+1 inserts
+ * exactly the rows a fresh seed of that size has beyond stage N. Past it, generating and sending
+ * every row from Node (~20k rows/s) would take most of an hour for 10M, so PostgreSQL copies the
+ * generated rows itself (INSERT … SELECT, a million rows a statement): copy k of a row has the id
+ * `<id>.<k>`, the same time and content, and, in edge_logs, a request URL made distinct per copy
+ * (`&copy=k`). That is the worst case for usage.api-counts' rollup, which grows with distinct URLs
+ * (10× the generated data's), and the same time distribution for every other query.
  */
 import type pg from 'pg';
 import { demoRowCounts, generateDemoTable, insertDemoColumns, type DemoOptions } from '../../src/store/demo/demo-data.ts';
-import { LOG_TABLES, type LogTable } from '../../src/store/schema.ts';
+import { checkSchemaName, LOG_TABLES, type LogTable } from '../../src/store/schema.ts';
 
 // Same batch size as scripts/seed.ts: one round trip per 5000 rows, bounded memory.
 const BATCH = 5000;
+/** Edge rows (and the other tables in proportion) the generator writes; copies beyond. */
+export const GENERATED_MAX = 1_000_000;
+/** Rows one copying statement writes (its transition table, in edge_logs, holds them all). */
+const COPY_CHUNK = 1_000_000;
 
 /** Insert the rows a `to`-row seed has beyond a `from`-row seed, all tables at once; returns rows inserted. */
 export async function growDemoData(pool: pg.Pool, schema: string, opts: { seed: number; now: Date }, from: number, to: number): Promise<number> {
-  const before = from === 0 ? null : demoRowCounts(from);
-  const after = demoRowCounts(to);
-  const demo: DemoOptions = { rows: to, seed: opts.seed, now: opts.now };
+  const generatedTo = Math.min(to, GENERATED_MAX);
+  const before = from === 0 ? null : demoRowCounts(Math.min(from, GENERATED_MAX));
+  const after = demoRowCounts(generatedTo);
+  const demo: DemoOptions = { rows: generatedTo, seed: opts.seed, now: opts.now };
   const exec = (sql: string, params?: readonly unknown[]) => (params ? pool.query(sql, [...params]) : pool.query(sql));
-  const one = async (table: LogTable): Promise<number> => {
+  const generate = async (table: LogTable): Promise<number> => {
     let inserted = 0;
     for (let start = before?.[table] ?? 0; start < after[table]; start += BATCH) {
       const count = Math.min(BATCH, after[table] - start);
@@ -25,6 +37,32 @@ export async function growDemoData(pool: pg.Pool, schema: string, opts: { seed: 
     }
     return inserted;
   };
-  const counts = await Promise.all(LOG_TABLES.map(one));
-  return counts.reduce((a, b) => a + b, 0);
+  let inserted = (await Promise.all(LOG_TABLES.map(generate))).reduce((a, b) => a + b, 0);
+  if (to > GENERATED_MAX) inserted += (await Promise.all(LOG_TABLES.map((t) => copyRows(pool, schema, t, Math.max(from, GENERATED_MAX), to)))).reduce((a, b) => a + b, 0);
+  return inserted;
+}
+
+/** Copies of the generated rows of `table`, from a `from`-row store to a `to`-row one (both ≥ GENERATED_MAX). */
+async function copyRows(pool: pg.Pool, schema: string, table: LogTable, from: number, to: number): Promise<number> {
+  const generated = demoRowCounts(GENERATED_MAX)[table];
+  const q = `${checkSchemaName(schema)}.${table}`;
+  // The URL is made distinct per copy in edge_logs only: usage.api-counts' rollup counts by URL.
+  const metadata = table === 'edge_logs' ? `case when metadata->'request' ? 'url' then jsonb_set(metadata, '{request,url}', to_jsonb((metadata->'request'->>'url') || '&copy=' || k)) else metadata end` : 'metadata';
+  let inserted = 0;
+  // Row n of the final store (n ≥ generated) is copy floor(n / generated) of generated row n % generated.
+  for (let n = demoRowCounts(from)[table]; n < demoRowCounts(to)[table]; ) {
+    const k = Math.floor(n / generated);
+    const offset = n % generated;
+    const count = Math.min(COPY_CHUNK, generated - offset, demoRowCounts(to)[table] - n);
+    const result = await pool.query(
+      `insert into ${q} (id, timestamp, event_message, project, metadata)
+       select id || '.' || k, timestamp, event_message, project, ${metadata}
+       from (select * from ${q} where id not like '%.%' order by id offset $2 limit $3) g, (select $1::int as k) c
+       on conflict (id) do nothing`,
+      [k, offset, count],
+    );
+    inserted += result.rowCount ?? 0;
+    n += count;
+  }
+  return inserted;
 }

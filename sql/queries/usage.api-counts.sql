@@ -51,9 +51,35 @@ requests as (
   where e.timestamp >= w.start
     and e.metadata->'request'->>'url' ~ @project
 ),
--- The regular expression runs once per distinct URL, not once per request.
+-- The rollup rows of the window: hours from raw_until to hours_until, then whole days.
+rolled_up as not materialized (
+  select c.*
+  from edge_request_counts c
+  cross join window_spec w
+  where w.bucket <> 'minute'
+    and ((c.grain = 'h' and c.bucket >= w.raw_until and c.bucket < w.hours_until)
+      or (c.grain = 'd' and c.bucket >= w.hours_until))
+),
+-- Which URLs match: the regular expression runs once per distinct URL, never once per request.
+-- Day buckets (a week) see most URLs there are, so it runs over every URL ever counted. Hour
+-- buckets see only the URLs of the last hours (window_urls, materialised so the expression is
+-- not pushed down onto every URL): a cost that follows the request rate, not the table's size.
+-- The branch an interval does not use is planned away, and window_urls with it.
+window_urls as materialized (
+  select u.id, u.url
+  from edge_request_urls u
+  where u.id in (select r.url_id from rolled_up r)
+),
 matching_urls as materialized (
-  select u.id from edge_request_urls u where u.url ~ @project
+  select u.id
+  from edge_request_urls u
+  cross join window_spec w
+  where w.bucket = 'day' and u.url ~ @project
+  union all
+  select u.id
+  from window_urls u
+  cross join window_spec w
+  where w.bucket = 'hour' and u.url ~ @project
 ),
 counted as (
   select
@@ -68,13 +94,10 @@ counted as (
     and e.metadata->'request'->>'url' ~ @project
   group by 1
   union all
-  select date_trunc(w.bucket, c.bucket, 'UTC'), sum(c.rest), sum(c.storage), sum(c.auth), sum(c.realtime)
-  from edge_request_counts c
+  select date_trunc(w.bucket, r.bucket, 'UTC'), sum(r.rest), sum(r.storage), sum(r.auth), sum(r.realtime)
+  from rolled_up r
   cross join window_spec w
-  where w.bucket <> 'minute'
-    and c.url_id in (select id from matching_urls)
-    and ((c.grain = 'h' and c.bucket >= w.raw_until and c.bucket < w.hours_until)
-      or (c.grain = 'd' and c.bucket >= w.hours_until))
+  where r.url_id in (select id from matching_urls)
   group by 1
 )
 select

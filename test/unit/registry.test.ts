@@ -27,7 +27,7 @@ test('the shipped stored queries load with their specified settings', () => {
   assert.deepEqual(logs.rowLimit.cap([1, 2, 3]), { rows: [1, 2, 3], truncated: false });
   assert.deepEqual([logs.regexParam, usage.regexParam], [undefined, 'project']);
   assert.deepEqual(logs.sandbox?.cteNames.slice(0, 2), ['edge_logs', 'postgres_logs']);
-  assert.deepEqual(usage.sandbox?.cteNames, ['window_spec', 'requests', 'matching_urls', 'counted']);
+  assert.deepEqual(usage.sandbox?.cteNames, ['window_spec', 'requests', 'rolled_up', 'window_urls', 'matching_urls', 'counted']);
   assert.equal(r.lookup(logs.id.toUpperCase()), logs);
   assert.equal(r.lookup('LOGS.ALL'), undefined);
   assert.ok(!logs.boundSql.includes('@'), 'every @param is bound');

@@ -13,8 +13,7 @@ export interface RequestInput {
  * A name given in both places, or twice, is kept twice so validation can refuse it.
  */
 export async function readInput(req: IncomingMessage, search: string, maxBodyBytes: number): Promise<RequestInput> {
-  const raw = new Map<string, string[]>();
-  for (const [name, value] of new URLSearchParams(search)) add(raw, name, value);
+  const raw = searchParams(search);
   if (req.method === 'POST') {
     const body = await readBody(req, maxBodyBytes);
     for (const [name, value] of Object.entries(parseJsonObject(body))) {
@@ -25,6 +24,22 @@ export async function readInput(req: IncomingMessage, search: string, maxBodyByt
       add(raw, name, value);
     }
   }
+  return takeSql(raw);
+}
+
+/** What a GET supplies: the query string alone. */
+export function readSearch(search: string): RequestInput {
+  return takeSql(searchParams(search));
+}
+
+function searchParams(search: string): Map<string, string[]> {
+  const raw = new Map<string, string[]>();
+  for (const [name, value] of new URLSearchParams(search)) add(raw, name, value);
+  return raw;
+}
+
+/** Separate `sql` (given at most once) from the stored query's parameters. */
+function takeSql(raw: Map<string, string[]>): RequestInput {
   const sqlValues = raw.get('sql');
   raw.delete('sql');
   if (sqlValues !== undefined && sqlValues.length > 1) {

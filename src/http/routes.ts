@@ -8,17 +8,18 @@ import type { ListedQuery } from '../ops/listing.ts';
 import { METRICS_CONTENT_TYPE, type Metrics } from '../ops/metrics.ts';
 import type { OpenApi } from '../ops/openapi.ts';
 import type { ResultCache } from '../query/cache/result-cache.ts';
-import { REDACT_HEADER } from '../query/redaction.ts';
+import { REDACT_HEADER, redactionApplies } from '../query/redaction.ts';
 import type { Registry, StoredQuery } from '../query/registry.ts';
 import type { StatementSlots } from '../query/fairness.ts';
 import type { Dialect } from '../query/dialect/dialect.ts';
+import type { PreparedCalls } from '../query/prepared-calls.ts';
 import { runQuery } from '../query/run-query.ts';
 import { HttpError } from '../errors.ts';
 import { mapDbError } from '../store/db-errors.ts';
 import type { Engine } from '../store/engine.ts';
 import type { Drain } from './drain.ts';
 import type { RequestContext } from './request-context.ts';
-import { readInput } from './request-input.ts';
+import { readInput, readSearch } from './request-input.ts';
 import { sendAnswer, sendJson } from './respond.ts';
 import type { RouteKind, RouteMatch } from './router.ts';
 
@@ -36,6 +37,8 @@ export interface RouteDeps {
   dialect: Dialect;
   /** Each stored query with its listing entry, built once. */
   listing: readonly { q: StoredQuery; listed: ListedQuery }[];
+  /** GET calls prepared once per distinct query string. */
+  prepared: PreparedCalls;
 }
 
 export type RouteHandler = (deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: string) => void | Promise<void>;
@@ -76,15 +79,13 @@ async function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, se
   ctx.query = q.name;
   // After 404: a scoped token learns that a stored query exists, not what it returns.
   if (!principal.mayCall(q)) throw new HttpError('forbidden');
-  const input = await readInput(ctx.req, search, deps.config.maxBodyBytes);
-  const answer = await runQuery(deps, {
-    query: q,
-    raw: input.raw,
-    sql: input.sql,
-    redactHeader: ctx.req.headers[REDACT_HEADER],
-    clientGone: () => ctx.clientGone(),
-    owner: principal,
-  });
+  const redact = redactionApplies(q.redactPii, ctx.req.headers[REDACT_HEADER]);
+  // A GET (or HEAD) is its query string: prepared once per distinct one. A POST adds its body.
+  const call =
+    ctx.req.method === 'POST'
+      ? deps.prepared.prepare(q, await readInput(ctx.req, search, deps.config.maxBodyBytes), redact)
+      : deps.prepared.fromSearch(q, search, redact, readSearch);
+  const answer = await runQuery(deps, call, ctx, principal);
   ctx.rows = answer.result.rows;
   ctx.cache = answer.cache;
   sendAnswer(ctx.req, ctx.res, answer, ctx.headers, ctx.started);

@@ -12,24 +12,15 @@ import type { CacheStatus, ResultCache } from './cache/result-cache.ts';
 import { encodeResult } from './encode.ts';
 import { encodedResult, type EncodedResult } from './encoded-result.ts';
 import { validateParams, type RawParams } from './params.ts';
-import { applyRedaction, redactionApplies } from './redaction.ts';
+import { applyRedaction } from './redaction.ts';
 import type { StoredQuery } from './registry.ts';
 import type { Dialect } from './dialect/dialect.ts';
 import { StatementSlots } from './fairness.ts';
 
-/** What one call supplies, already read off the HTTP request. */
-export interface QueryCall {
-  query: StoredQuery;
-  /** Parameter values as sent (query string and body). */
-  raw: RawParams;
-  /** Caller SQL (`sql`), or null. */
-  sql: string | null;
-  /** The redaction request header as received. */
-  redactHeader: string | string[] | undefined;
+/** Who is calling and how to notice that they left: per request, never part of a prepared call. */
+export interface QueryCaller {
   /** A signal that fires when the caller goes away; asked for only when the call may be cancelled. */
   clientGone(): AbortSignal;
-  /** Who is calling (one object per access token), for the per-token statement limit. */
-  owner: object;
 }
 
 /** The outcome of one call, ready to be written by the HTTP layer. */
@@ -73,34 +64,51 @@ export function bindStatement(q: StoredQuery, raw: RawParams, callerSql: string 
   return { sql: q.rowLimit.wrap(composed.sql), params, values, translateMs: composed.translateMs };
 }
 
-export async function runQuery(deps: QueryDeps, call: QueryCall): Promise<QueryAnswer> {
-  const q = call.query;
-  // Validate and compose caller SQL before the cache: a rejected statement never costs a lookup.
-  const { sql, params, values, translateMs } = bindStatement(q, call.raw, call.sql, deps.dialect);
-  const redact = redactionApplies(q.redactPii, call.redactHeader);
-  // What the caller controls (its SQL, a regular expression) gets the shorter statement timeout.
-  const timeoutMs = call.sql !== null || q.regexParam !== undefined ? deps.callerStatementTimeoutMs : undefined;
-  const statement: Statement = { q, sql, params, redact, timeoutMs, callerSql: call.sql !== null };
+/**
+ * Everything about a call that follows from the stored query, its parameters, the caller's sql and
+ * whether the answer is redacted: the bound statement, its cache key and the load that fills the
+ * entry. Built once per distinct call (prepared-calls.ts memoises those of GET requests), so a
+ * cache hit allocates neither a key nor a closure.
+ */
+export interface PreparedCall {
+  statement: Statement;
+  /** The cache entry's key; null when the stored query is not cached. */
+  key: string | null;
+  /** The plain load, kept with the cache entry for warming (a refresh has no caller to cancel it). */
+  load: () => Promise<EncodedResult>;
+  /** Milliseconds spent translating caller sql for this call, when it was translated now. */
+  translateMs: number | undefined;
+}
 
-  const policy = q.cachePolicy;
-  if (!policy.cached) {
+/** Validate, bind and decide; throws the 400s of bad parameters and refused caller SQL. */
+export function prepareCall(q: StoredQuery, raw: RawParams, callerSql: string | null, redact: boolean, deps: Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs'>): PreparedCall {
+  const { sql, params, values, translateMs } = bindStatement(q, raw, callerSql, deps.dialect);
+  // What the caller controls (its SQL, a regular expression) gets the shorter statement timeout.
+  const timeoutMs = callerSql !== null || q.regexParam !== undefined ? deps.callerStatementTimeoutMs : undefined;
+  const statement: Statement = { q, sql, params, redact, timeoutMs, callerSql: callerSql !== null };
+  const key = q.cachePolicy.cached ? cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: callerSql, redact }) : null;
+  const engine = deps.engine;
+  return { statement, key, load: () => loadResult(engine, statement), translateMs };
+}
+
+/** Run a prepared call: from the cache when the stored query is cached, else on the engine, cancellable by its caller. */
+export async function runQuery(deps: QueryDeps, call: PreparedCall, caller: QueryCaller, owner: object): Promise<QueryAnswer> {
+  const { statement, key, translateMs } = call;
+  const policy = statement.q.cachePolicy;
+  if (!policy.cached || key === null) {
     // Only an uncached call may be cancelled by its caller: a cached load is shared with other waiters.
-    const result = await deps.slots.run(call.owner, () => loadResult(deps.engine, statement, call.clientGone(), call.owner));
+    const result = await deps.slots.run(owner, () => loadResult(deps.engine, statement, caller.clientGone(), owner));
     return { result, cache: 'bypass', ageMs: 0, ttlRemainingMs: 0, translateMs };
   }
-  const key = cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: call.sql, redact });
+  const hit = deps.cache.hit(key, policy, call.load);
+  if (hit !== undefined) return { result: hit.result, cache: 'hit', ageMs: hit.ageMs, ttlRemainingMs: hit.ttlRemainingMs, translateMs };
   // The caller whose miss starts the load pays with its slot; warming refreshes re-run the plain load.
-  const answer = await deps.cache.get(
-    key,
-    policy,
-    () => loadResult(deps.engine, statement),
-    () => deps.slots.run(call.owner, () => loadResult(deps.engine, statement, undefined, call.owner)),
-  );
+  const answer = await deps.cache.get(key, policy, call.load, () => deps.slots.run(owner, () => loadResult(deps.engine, statement, undefined, owner)));
   return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs, translateMs };
 }
 
 /** What one call runs, bound and decided: everything loadResult needs. */
-interface Statement {
+export interface Statement {
   q: StoredQuery;
   sql: string;
   params: (string | null)[];

@@ -106,20 +106,10 @@ export class ResultCache {
    * with the entry for warming; `missLoad` (default `load`) is what this caller's own miss runs.
    */
   async get(key: string, policy: CachedPolicy, load: Load, missLoad: Load = load): Promise<CacheAnswer> {
+    const fresh = this.hit(key, policy, load);
+    if (fresh !== undefined) return fresh;
     const now = this.clock.now();
-
     const entry = this.entries.get(key);
-    if (entry) {
-      entry.lastRequestedAt = now;
-      entry.policy = policy;
-      entry.load = load;
-      this.touch(key, entry);
-      // Strict: an entry exactly ttl old is already too old to serve.
-      if (entry.createdAt + policy.ttlMs > now) {
-        this.counters.hits++;
-        return { result: entry.result, status: 'hit', ageMs: now - entry.createdAt, ttlRemainingMs: entry.createdAt + policy.ttlMs - now };
-      }
-    }
 
     // Expired or absent. A load already running (a miss, or a refresh of the expired entry) is joined.
     const running = this.flights.get(key);
@@ -131,6 +121,24 @@ export class ResultCache {
     this.counters.misses++;
     const flight = this.startFlight(key, policy, load, false, now, missLoad);
     return this.answer(await flight.promise, 'miss', flight.startedAt, policy);
+  }
+
+  /**
+   * The fresh entry for `key`, synchronously, or undefined (absent or expired: then `get`). A
+   * request counts as one either way; `load` is kept with the entry for warming.
+   */
+  hit(key: string, policy: CachedPolicy, load: Load): CacheAnswer | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    const now = this.clock.now();
+    entry.lastRequestedAt = now;
+    entry.policy = policy;
+    entry.load = load;
+    this.touch(key, entry);
+    // Strict: an entry exactly ttl old is already too old to serve.
+    if (entry.createdAt + policy.ttlMs <= now) return undefined;
+    this.counters.hits++;
+    return { result: entry.result, status: 'hit', ageMs: now - entry.createdAt, ttlRemainingMs: entry.createdAt + policy.ttlMs - now };
   }
 
   /** Counters since construction plus current size. */

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { HttpError } from '../../src/errors.ts';
+import { QUERIES_DIR } from '../../src/ops/config.ts';
+import { POSTGRESQL } from '../../src/query/dialect/dialect.ts';
+import { PreparedCalls, PREPARED_SEARCH_MAX_CHARS } from '../../src/query/prepared-calls.ts';
+import { loadRegistry, type StoredQuery } from '../../src/query/registry.ts';
+import { loadSqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import { readSearch } from '../../src/http/request-input.ts';
+import type { Engine } from '../../src/store/engine.ts';
+
+let usage: StoredQuery;
+let logs: StoredQuery;
+// Preparing never runs a statement: an engine that fails the test if it is asked to.
+const engine = new Proxy({}, { get: () => assert.fail('preparing a call must not touch the engine') }) as Engine;
+const deps = { engine, dialect: POSTGRESQL, callerStatementTimeoutMs: 5000 };
+
+before(async () => {
+  const registry = loadRegistry(QUERIES_DIR, await loadSqlParser());
+  usage = registry.lookup('usage.api-counts')!;
+  logs = registry.lookup('logs.all')!;
+});
+
+/** readSearch, counting how often a query string is actually read. */
+function countingParse() {
+  const parse = (search: string) => (parse.calls++, readSearch(search));
+  parse.calls = 0;
+  return parse;
+}
+
+test('the same GET is prepared once: the same statement, key and load, read once', () => {
+  const calls = new PreparedCalls(deps);
+  const parse = countingParse();
+  const a = calls.fromSearch(usage, 'interval=daily&project=alpha', false, parse);
+  const b = calls.fromSearch(usage, 'interval=daily&project=alpha', false, parse);
+  assert.equal(parse.calls, 1);
+  assert.equal(b.load, a.load);
+  assert.equal(b.key, a.key);
+  assert.equal(b.statement, a.statement);
+  assert.deepEqual(a.statement.params, ['daily', 'alpha']);
+});
+
+test('what changes the answer changes the preparation: parameters, redaction, the stored query', () => {
+  const calls = new PreparedCalls(deps);
+  const base = calls.fromSearch(usage, 'interval=daily&project=alpha', false, readSearch);
+  assert.notEqual(calls.fromSearch(usage, 'interval=hourly&project=alpha', false, readSearch).key, base.key);
+  const redacted = calls.fromSearch(usage, 'interval=daily&project=alpha', true, readSearch);
+  assert.notEqual(redacted.key, base.key);
+  assert.equal(redacted.statement.redact, true);
+  // logs.all is uncached: prepared all the same, without a key.
+  assert.equal(calls.fromSearch(logs, 'project=alpha', false, readSearch).key, null);
+  // Two spellings of one call share a cache entry (the key is canonical) though prepared apart.
+  assert.equal(calls.fromSearch(usage, 'project=alpha&interval=daily', false, readSearch).key, base.key);
+});
+
+test('a refused call is not remembered: its error comes each time', () => {
+  const calls = new PreparedCalls(deps);
+  const parse = countingParse();
+  for (let i = 0; i < 2; i++) {
+    assert.throws(() => calls.fromSearch(usage, 'interval=weekly&project=alpha', false, parse), (e: unknown) => e instanceof HttpError && e.code === 'invalid_parameter');
+  }
+  assert.equal(parse.calls, 2);
+});
+
+test('bounded: past its size the least recently used call is prepared again; long query strings are never held', () => {
+  const calls = new PreparedCalls(deps, 2);
+  const parse = countingParse();
+  const get = (p: string) => calls.fromSearch(usage, `interval=daily&project=${p}`, false, parse);
+  get('a');
+  get('b');
+  get('a'); // a is now the most recent
+  get('c'); // evicts b
+  assert.equal(parse.calls, 3);
+  get('a');
+  assert.equal(parse.calls, 3);
+  get('b');
+  assert.equal(parse.calls, 4);
+  const long = `interval=daily&project=${'x'.repeat(PREPARED_SEARCH_MAX_CHARS)}`;
+  calls.fromSearch(usage, long, false, parse);
+  calls.fromSearch(usage, long, false, parse);
+  assert.equal(parse.calls, 6);
+});

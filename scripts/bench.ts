@@ -34,7 +34,7 @@ import { POSTGRESQL } from '../src/query/dialect/dialect.ts';
 import { loadSqlParser } from '../src/query/sandbox/sql-parser.ts';
 import { demoRowCounts } from '../src/store/demo/demo-data.ts';
 import { sessionOptions } from '../src/store/pg-engine.ts';
-import { applySchema, LOG_TABLES } from '../src/store/schema.ts';
+import { applySchema } from '../src/store/schema.ts';
 import { parseArgs, type Args } from './bench/args.ts';
 import { REPO_ROOT, startNodeChild, type NodeChild } from './bench/child.ts';
 import { measure, ownCpuMs, type MeasureOptions, type Summary, type Timing } from './bench/measure.ts';
@@ -167,7 +167,11 @@ async function measureCached(bench: Bench): Promise<NodeChild | undefined> {
     const miss = await fetchRaw(cachedUrl, headers);
     const hit = await fetchRaw(cachedUrl, headers);
     if (miss.status !== 200 || hit.status !== 200 || !/\bhit\b/.test(rawHeader(hit.rawHeaders, 'cache-status') ?? '')) {
-      throw new Error(`usage.api-counts: expected a 200 miss then a 200 hit, got ${miss.status} then ${hit.status} (${rawHeader(hit.rawHeaders, 'cache-status')})`);
+      // No entry to measure: the table says why, and the rest of the bench still runs.
+      const why = `no cached entry: the first call answered ${miss.status} ${miss.body.toString('utf8').slice(0, 160)}, the second ${hit.status} (${rawHeader(hit.rawHeaders, 'cache-status')})`;
+      log(`cached usage.api-counts: ${why}`);
+      tableRows.push({ part: '2', measurement: 'usage.api-counts, cached', rows: compact(args.rows), conc: '–', service: null, floorLabel: 'bare node:http', floor: null, result: `**${why}**`, target: '≥ 0.80× req/s', met: false });
+      return undefined;
     }
     // Node adds Date, Connection and Keep-Alive itself, and Content-Length is recomputed.
     const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
@@ -394,7 +398,9 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       const inserted = await growDemoData(adminDb, config.logSchema, { seed: 1, now }, seeded, stage);
       const t1 = performance.now();
-      await adminDb.query(`vacuum (analyze) ${LOG_TABLES.map((t) => `${config.logSchema}.${t}`).join(', ')}`);
+      // Every table, the usage.api-counts rollup's included: without its statistics the planner
+      // guesses a handful of rows for it and plans the daily refresh as if it were tiny.
+      await adminDb.query('vacuum (analyze)');
       log(`seeded ${stage.toLocaleString('en')} edge rows (${inserted.toLocaleString('en')} rows inserted in ${fmt((t1 - t0) / 1000, 1)} s, vacuum analyze ${fmt((performance.now() - t1) / 1000, 1)} s)`);
       seeded = stage;
 

@@ -430,8 +430,8 @@ async function main(): Promise<void> {
     if (args.only.has('cached')) bare = await measureCached(bench);
     await measureRefresh(bench);
     if (args.only.has('growth')) growthRows(bench, growth);
-    if (args.only.has('ingest')) await ingestRows(bench, adminDb);
     rssRow(bench);
+    if (args.only.has('ingest')) await ingestRows(bench, adminDb);
 
     await bare?.stop();
     await bench.service.stop();

@@ -97,20 +97,20 @@ create index if not exists edge_logs_timestamp_idx on edge_logs (timestamp);
 create statistics if not exists edge_logs_request_url_stats on ((metadata->'request'->>'url')) from edge_logs;
 create statistics if not exists edge_logs_day_bucket_stats on (date_trunc('day', "timestamp", 'UTC')) from edge_logs;
 
--- usage.api-counts rollup (docs/stored-queries.md, "How usage.api-counts scales"). Edge requests
+-- usage.api-counts rollup (docs/stored-queries.md, "How it scales"). Edge requests
 -- counted per UTC hour and per UTC day and per distinct request URL, kept exact by PostgreSQL
 -- itself: statement-level triggers on edge_logs add what an INSERT adds and subtract what a DELETE
 -- removes (an UPDATE does both, a TRUNCATE empties it), in the writer's own transaction, so a
 -- reader's snapshot sees rows and counts agree. The stored query reads raw rows only for the part
 -- of its window before the first whole hour, then hours, then whole days; its regular expression
--- runs once per distinct URL in edge_request_urls (every URL ever counted, none approximated)
--- instead of once per row. Cost: one more INSERT … ON CONFLICT per ingest statement and a write
+-- runs once per distinct URL (edge_request_urls holds every URL ever counted; none is
+-- approximated) instead of once per row. Cost: one more INSERT … ON CONFLICT per ingest statement and a write
 -- lock on the touched (hour, URL) and (day, URL) rows until the writer commits; the ingest rate is
 -- measured in the README's Performance section.
 create table if not exists edge_request_urls (
   id       integer generated always as identity primary key,
   url      text not null,
-  -- sha256 of the URL's UTF-8 bytes, written by edge_request_counts_merge below: a btree entry is
+  -- sha256 of the URL's UTF-8 bytes, written by edge_request_counts_statements below: a btree entry is
   -- at most ~2.7 kB and a URL can be longer; its digest cannot. (Not a generated column: the
   -- text-to-bytes conversion is only STABLE.)
   url_hash bytea not null unique

@@ -6,11 +6,10 @@
  */
 import type pg from 'pg';
 import { generateDemoTable, insertDemoColumns, type DemoColumns } from '../../src/store/demo/demo-data.ts';
-import { applySchema } from '../../src/store/schema.ts';
+import { applySchema, EDGE_ROLLUP_TRIGGERS } from '../../src/store/schema.ts';
 
 const WITH = 'bench_ingest_rollup' as const;
 const WITHOUT = 'bench_ingest_plain' as const;
-const TRIGGERS = ['insert', 'update', 'delete', 'truncate'];
 /** The seeders' batch: one INSERT statement per 5000 rows. */
 const BATCH = 5000;
 
@@ -30,7 +29,7 @@ export async function measureIngest(pool: pg.Pool, rows: number): Promise<Ingest
     await pool.query(`drop schema if exists ${schema} cascade`);
     await applySchema(exec, schema);
   }
-  for (const t of TRIGGERS) await pool.query(`drop trigger edge_request_counts_${t} on ${WITHOUT}.edge_logs`);
+  for (const t of EDGE_ROLLUP_TRIGGERS) await pool.query(`drop trigger ${t} on ${WITHOUT}.edge_logs`);
   const cols = generateDemoTable('edge_logs', { rows: rows * 2, seed: 7, now: new Date() }, 0, rows);
   const ms = { insert: { [WITH]: 0, [WITHOUT]: 0 }, delete: { [WITH]: 0, [WITHOUT]: 0 } };
   try {

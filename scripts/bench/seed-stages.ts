@@ -47,17 +47,18 @@ async function copyRows(pool: pg.Pool, schema: string, table: LogTable, from: nu
   const generated = demoRowCounts(GENERATED_MAX)[table];
   const q = `${checkSchemaName(schema)}.${table}`;
   // The URL is made distinct per copy in edge_logs only: usage.api-counts' rollup counts by URL.
-  const metadata = table === 'edge_logs' ? `case when metadata->'request' ? 'url' then jsonb_set(metadata, '{request,url}', to_jsonb((metadata->'request'->>'url') || '&copy=' || k)) else metadata end` : 'metadata';
+  const metadata = table === 'edge_logs' ? `case when metadata->'request' ? 'url' then jsonb_set(metadata, '{request,url}', to_jsonb((metadata->'request'->>'url') || '&copy=' || $1::int)) else metadata end` : 'metadata';
+  const last = demoRowCounts(to)[table];
   let inserted = 0;
   // Row n of the final store (n ≥ generated) is copy floor(n / generated) of generated row n % generated.
-  for (let n = demoRowCounts(from)[table]; n < demoRowCounts(to)[table]; ) {
+  for (let n = demoRowCounts(from)[table]; n < last; ) {
     const k = Math.floor(n / generated);
     const offset = n % generated;
-    const count = Math.min(COPY_CHUNK, generated - offset, demoRowCounts(to)[table] - n);
+    const count = Math.min(COPY_CHUNK, generated - offset, last - n);
     const result = await pool.query(
       `insert into ${q} (id, timestamp, event_message, project, metadata)
-       select id || '.' || k, timestamp, event_message, project, ${metadata}
-       from (select * from ${q} where id not like '%.%' order by id offset $2 limit $3) g, (select $1::int as k) c
+       select id || '.' || $1::int, timestamp, event_message, project, ${metadata}
+       from (select * from ${q} where id not like '%.%' order by id offset $2 limit $3) g
        on conflict (id) do nothing`,
       [k, offset, count],
     );

@@ -11,6 +11,7 @@ import { describeQuery } from '../ops/listing.ts';
 import { errorFields, type Logger } from '../ops/logger.ts';
 import { PreparedCalls } from '../query/prepared-calls.ts';
 import { RequestContext } from './request-context.ts';
+import { readSearch } from './request-input.ts';
 import { sendError } from './respond.ts';
 import { matchRoute, splitTarget, type RouteMatch } from './router.ts';
 import { ROUTES, type RouteDeps } from './routes.ts';
@@ -29,7 +30,7 @@ const SHUTDOWN_RETRY_AFTER_SECONDS = '2';
 /** Build the request handler from its dependencies (no globals). */
 export function createHandler(handlerDeps: HandlerDeps): Handler {
   const { config, logger } = handlerDeps;
-  const deps: RouteDeps = { ...handlerDeps, listing: handlerDeps.registry.all.map((q) => ({ q, listed: describeQuery(q) })), prepared: new PreparedCalls(handlerDeps) };
+  const deps: RouteDeps = { ...handlerDeps, listing: handlerDeps.registry.all.map((q) => ({ q, listed: describeQuery(q) })), prepared: new PreparedCalls(handlerDeps, readSearch) };
   const cors: OutgoingHttpHeaders = { 'Access-Control-Allow-Origin': config.corsOrigin, 'Access-Control-Expose-Headers': EXPOSED_HEADERS };
   if (config.corsOrigin !== '*') cors.Vary = 'Origin';
 

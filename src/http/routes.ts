@@ -19,7 +19,7 @@ import { mapDbError } from '../store/db-errors.ts';
 import type { Engine } from '../store/engine.ts';
 import type { Drain } from './drain.ts';
 import type { RequestContext } from './request-context.ts';
-import { readInput, readSearch } from './request-input.ts';
+import { readInput } from './request-input.ts';
 import { sendAnswer, sendJson } from './respond.ts';
 import type { RouteKind, RouteMatch } from './router.ts';
 
@@ -84,7 +84,7 @@ async function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, se
   const call =
     ctx.req.method === 'POST'
       ? deps.prepared.prepare(q, await readInput(ctx.req, search, deps.config.maxBodyBytes), redact)
-      : deps.prepared.fromSearch(q, search, redact, readSearch);
+      : deps.prepared.fromSearch(q, search, redact);
   const answer = await runQuery(deps, call, ctx, principal);
   ctx.rows = answer.result.rows;
   ctx.cache = answer.cache;

@@ -15,6 +15,8 @@ export const PREPARED_CALLS_MAX = 512;
 export const PREPARED_SEARCH_MAX_CHARS = 2048;
 
 type PrepareDeps = Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs'>;
+/** Reads a query string into parameters and `sql` (the HTTP layer's readSearch). */
+type ParseSearch = (search: string) => { raw: RawParams; sql: string | null };
 
 export class PreparedCalls {
   // Map insertion order is the LRU order: least recently used first.
@@ -22,14 +24,13 @@ export class PreparedCalls {
 
   constructor(
     private readonly deps: PrepareDeps,
+    private readonly parse: ParseSearch,
     private readonly max = PREPARED_CALLS_MAX,
   ) {}
 
-  /**
-   * The prepared call for a GET of `q` with this query string; `parse` reads the query string
-   * (parameters and `sql`) when it was not seen before.
-   */
-  fromSearch(q: StoredQuery, search: string, redact: boolean, parse: (search: string) => { raw: RawParams; sql: string | null }): PreparedCall {
+  /** The prepared call for a GET of `q` with this query string (read only when not seen before). */
+  fromSearch(q: StoredQuery, search: string, redact: boolean): PreparedCall {
+    const parse = this.parse;
     if (search.length > PREPARED_SEARCH_MAX_CHARS) return this.prepare(q, parse(search), redact);
     // The id cannot contain a newline; the flag is one character: the parts cannot run together.
     const key = `${q.id}\n${redact ? 1 : 0}${search}`;

@@ -8,6 +8,7 @@ import { HttpError } from '../errors.ts';
 import type { Engine } from '../store/engine.ts';
 import { mapDbError } from '../store/db-errors.ts';
 import { cacheKey } from './cache/cache-key.ts';
+import type { CachedPolicy } from './cache/cache-policy.ts';
 import type { CacheStatus, ResultCache } from './cache/result-cache.ts';
 import { encodeResult } from './encode.ts';
 import { encodedResult, type EncodedResult } from './encoded-result.ts';
@@ -72,8 +73,8 @@ export function bindStatement(q: StoredQuery, raw: RawParams, callerSql: string 
  */
 export interface PreparedCall {
   statement: Statement;
-  /** The cache entry's key; null when the stored query is not cached. */
-  key: string | null;
+  /** The cache entry's key and the policy it is kept under; null when the stored query is not cached. */
+  cached: { key: string; policy: CachedPolicy } | null;
   /** The plain load, kept with the cache entry for warming (a refresh has no caller to cancel it). */
   load: () => Promise<EncodedResult>;
   /** Milliseconds spent translating caller sql for this call, when it was translated now. */
@@ -86,20 +87,21 @@ export function prepareCall(q: StoredQuery, raw: RawParams, callerSql: string | 
   // What the caller controls (its SQL, a regular expression) gets the shorter statement timeout.
   const timeoutMs = callerSql !== null || q.regexParam !== undefined ? deps.callerStatementTimeoutMs : undefined;
   const statement: Statement = { q, sql, params, redact, timeoutMs, callerSql: callerSql !== null };
-  const key = q.cachePolicy.cached ? cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: callerSql, redact }) : null;
+  const policy = q.cachePolicy;
+  const cached = policy.cached ? { key: cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: callerSql, redact }), policy } : null;
   const engine = deps.engine;
-  return { statement, key, load: () => loadResult(engine, statement), translateMs };
+  return { statement, cached, load: () => loadResult(engine, statement), translateMs };
 }
 
 /** Run a prepared call: from the cache when the stored query is cached, else on the engine, cancellable by its caller. */
 export async function runQuery(deps: QueryDeps, call: PreparedCall, caller: QueryCaller, owner: object): Promise<QueryAnswer> {
-  const { statement, key, translateMs } = call;
-  const policy = statement.q.cachePolicy;
-  if (!policy.cached || key === null) {
+  const { statement, cached, translateMs } = call;
+  if (cached === null) {
     // Only an uncached call may be cancelled by its caller: a cached load is shared with other waiters.
     const result = await deps.slots.run(owner, () => loadResult(deps.engine, statement, caller.clientGone(), owner));
     return { result, cache: 'bypass', ageMs: 0, ttlRemainingMs: 0, translateMs };
   }
+  const { key, policy } = cached;
   const hit = deps.cache.hit(key, policy, call.load);
   if (hit !== undefined) return { result: hit.result, cache: 'hit', ageMs: hit.ageMs, ttlRemainingMs: hit.ttlRemainingMs, translateMs };
   // The caller whose miss starts the load pays with its slot; warming refreshes re-run the plain load.

@@ -16,6 +16,12 @@ export const LOG_TABLES = [
 
 export type LogTable = (typeof LOG_TABLES)[number];
 
+/**
+ * The triggers on edge_logs that keep usage.api-counts' rollup (sql/schema.sql). Named here for
+ * what must remove them: the bench's no-rollup baseline and the test of a store built before them.
+ */
+export const EDGE_ROLLUP_TRIGGERS = ['insert', 'update', 'delete', 'truncate'].map((op) => `edge_request_counts_${op}`);
+
 // Same rule as config.ts: lower case so the quoted and unquoted spellings name the same schema,
 // and at most 63 bytes because PostgreSQL silently truncates longer identifiers.
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

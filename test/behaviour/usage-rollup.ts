@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Service } from '../../src/service.ts';
-import { applySchema } from '../../src/store/schema.ts';
+import { applySchema, EDGE_ROLLUP_TRIGGERS } from '../../src/store/schema.ts';
 import { Prng } from '../../src/store/demo/prng.ts';
 import type { EngineFactory, TestStore } from '../support/engines.ts';
 import { isoMicros } from '../support/fixtures.ts';
@@ -141,7 +141,7 @@ export function usageRollupBehaviour(factory: EngineFactory): void {
 
     test('rows written before the rollup existed are counted when it is built', async () => {
       await store.admin('drop table logs.edge_request_counts, logs.edge_request_urls cascade');
-      for (const t of ['insert', 'update', 'delete', 'truncate']) await store.admin(`drop trigger edge_request_counts_${t} on logs.edge_logs`);
+      for (const t of EDGE_ROLLUP_TRIGGERS) await store.admin(`drop trigger ${t} on logs.edge_logs`);
       await insert(Array.from({ length: 100 }, randomRow));
       await applySchema(store.admin, 'logs');
       await assertMatchesRows();

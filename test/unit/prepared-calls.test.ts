@@ -29,43 +29,44 @@ function countingParse() {
 }
 
 test('the same GET is prepared once: the same statement, key and load, read once', () => {
-  const calls = new PreparedCalls(deps);
   const parse = countingParse();
-  const a = calls.fromSearch(usage, 'interval=daily&project=alpha', false, parse);
-  const b = calls.fromSearch(usage, 'interval=daily&project=alpha', false, parse);
+  const calls = new PreparedCalls(deps, parse);
+  const a = calls.fromSearch(usage, 'interval=daily&project=alpha', false);
+  const b = calls.fromSearch(usage, 'interval=daily&project=alpha', false);
   assert.equal(parse.calls, 1);
   assert.equal(b.load, a.load);
-  assert.equal(b.key, a.key);
+  assert.equal(b.cached, a.cached);
   assert.equal(b.statement, a.statement);
   assert.deepEqual(a.statement.params, ['daily', 'alpha']);
 });
 
 test('what changes the answer changes the preparation: parameters, redaction, the stored query', () => {
-  const calls = new PreparedCalls(deps);
-  const base = calls.fromSearch(usage, 'interval=daily&project=alpha', false, readSearch);
-  assert.notEqual(calls.fromSearch(usage, 'interval=hourly&project=alpha', false, readSearch).key, base.key);
-  const redacted = calls.fromSearch(usage, 'interval=daily&project=alpha', true, readSearch);
-  assert.notEqual(redacted.key, base.key);
+  const calls = new PreparedCalls(deps, readSearch);
+  const base = calls.fromSearch(usage, 'interval=daily&project=alpha', false);
+  assert.equal(base.cached?.policy, usage.cachePolicy);
+  assert.notEqual(calls.fromSearch(usage, 'interval=hourly&project=alpha', false).cached?.key, base.cached?.key);
+  const redacted = calls.fromSearch(usage, 'interval=daily&project=alpha', true);
+  assert.notEqual(redacted.cached?.key, base.cached?.key);
   assert.equal(redacted.statement.redact, true);
   // logs.all is uncached: prepared all the same, without a key.
-  assert.equal(calls.fromSearch(logs, 'project=alpha', false, readSearch).key, null);
+  assert.equal(calls.fromSearch(logs, 'project=alpha', false).cached, null);
   // Two spellings of one call share a cache entry (the key is canonical) though prepared apart.
-  assert.equal(calls.fromSearch(usage, 'project=alpha&interval=daily', false, readSearch).key, base.key);
+  assert.equal(calls.fromSearch(usage, 'project=alpha&interval=daily', false).cached?.key, base.cached?.key);
 });
 
 test('a refused call is not remembered: its error comes each time', () => {
-  const calls = new PreparedCalls(deps);
   const parse = countingParse();
+  const calls = new PreparedCalls(deps, parse);
   for (let i = 0; i < 2; i++) {
-    assert.throws(() => calls.fromSearch(usage, 'interval=weekly&project=alpha', false, parse), (e: unknown) => e instanceof HttpError && e.code === 'invalid_parameter');
+    assert.throws(() => calls.fromSearch(usage, 'interval=weekly&project=alpha', false), (e: unknown) => e instanceof HttpError && e.code === 'invalid_parameter');
   }
   assert.equal(parse.calls, 2);
 });
 
 test('bounded: past its size the least recently used call is prepared again; long query strings are never held', () => {
-  const calls = new PreparedCalls(deps, 2);
   const parse = countingParse();
-  const get = (p: string) => calls.fromSearch(usage, `interval=daily&project=${p}`, false, parse);
+  const calls = new PreparedCalls(deps, parse, 2);
+  const get = (p: string) => calls.fromSearch(usage, `interval=daily&project=${p}`, false);
   get('a');
   get('b');
   get('a'); // a is now the most recent
@@ -76,7 +77,7 @@ test('bounded: past its size the least recently used call is prepared again; lon
   get('b');
   assert.equal(parse.calls, 4);
   const long = `interval=daily&project=${'x'.repeat(PREPARED_SEARCH_MAX_CHARS)}`;
-  calls.fromSearch(usage, long, false, parse);
-  calls.fromSearch(usage, long, false, parse);
+  calls.fromSearch(usage, long, false);
+  calls.fromSearch(usage, long, false);
   assert.equal(parse.calls, 6);
 });

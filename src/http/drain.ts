@@ -2,8 +2,10 @@ import type { ServerResponse } from 'node:http';
 
 /** In-flight requests, and the draining that graceful shutdown waits on. */
 export interface Drain {
-  /** Count a request until its response closes (finished or abandoned). */
+  /** Count a request from its start… */
   track(res: ServerResponse): void;
+  /** …until its response closes (finished or abandoned); the request's close listener calls this. */
+  release(res: ServerResponse): void;
   readonly draining: boolean;
   readonly inFlight: number;
   /** Start draining; resolve true once nothing is in flight, false if `timeoutMs` passes first. */
@@ -25,10 +27,10 @@ export function createDrain(): Drain {
     track(res) {
       live.add(res);
       if (draining) closeAfter(res);
-      res.once('close', () => {
-        live.delete(res);
-        if (live.size === 0) idle?.();
-      });
+    },
+    release(res) {
+      live.delete(res);
+      if (live.size === 0) idle?.();
     },
     get draining() {
       return draining;

@@ -4,7 +4,7 @@
  * line and its metrics.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { HttpError } from '../errors.ts';
 import { describeQuery } from '../ops/listing.ts';
@@ -12,7 +12,7 @@ import { errorFields, type Logger } from '../ops/logger.ts';
 import { PreparedCalls } from '../query/prepared-calls.ts';
 import { RequestContext } from './request-context.ts';
 import { readSearch } from './request-input.ts';
-import { sendError } from './respond.ts';
+import { sendError, type HeaderList } from './respond.ts';
 import { matchRoute, splitTarget, type RouteMatch } from './router.ts';
 import { ROUTES, type RouteDeps } from './routes.ts';
 
@@ -31,19 +31,26 @@ const SHUTDOWN_RETRY_AFTER_SECONDS = '2';
 export function createHandler(handlerDeps: HandlerDeps): Handler {
   const { config, logger } = handlerDeps;
   const deps: RouteDeps = { ...handlerDeps, listing: handlerDeps.registry.all.map((q) => ({ q, listed: describeQuery(q) })), prepared: new PreparedCalls(handlerDeps, readSearch) };
-  const cors: OutgoingHttpHeaders = { 'Access-Control-Allow-Origin': config.corsOrigin, 'Access-Control-Expose-Headers': EXPOSED_HEADERS };
-  if (config.corsOrigin !== '*') cors.Vary = 'Origin';
+  const cors: HeaderList = Object.freeze(
+    config.corsOrigin === '*'
+      ? ['Access-Control-Allow-Origin', '*', 'Access-Control-Expose-Headers', EXPOSED_HEADERS]
+      : ['Access-Control-Allow-Origin', config.corsOrigin, 'Access-Control-Expose-Headers', EXPOSED_HEADERS, 'Vary', 'Origin'],
+  );
+  // Decided once: with request logging off, a request gathers no log fields at all.
+  const logRequests = logger.enabled('info');
 
-  const finished = (ctx: RequestContext): void => {
+  const closed = (ctx: RequestContext): void => {
     const { req, res } = ctx;
+    deps.drain.release(res);
     const durationMs = performance.now() - ctx.started;
     const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED;
     deps.metrics.observeRequest({ route: ctx.route, query: ctx.query, status, durationMs });
+    if (!logRequests) return;
     // Path without the query string and no header values: parameter values and tokens never reach the log.
     logger.info('request', {
       request_id: ctx.requestId,
       method: req.method,
-      path: truncate(splitTarget(req.url ?? '/').pathname),
+      path: truncate(ctx.pathname === '' ? splitTarget(req.url ?? '/').pathname : ctx.pathname),
       query: ctx.query === '' ? undefined : ctx.query,
       status,
       duration_ms: Math.round(durationMs * 100) / 100,
@@ -54,23 +61,32 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
     });
   };
 
+  const failed = (ctx: RequestContext, err: unknown): void => {
+    const httpErr = err instanceof HttpError ? err : new HttpError('internal', undefined, { cause: err });
+    ctx.code = httpErr.code;
+    if (httpErr.status >= 500) logger.error('request failed', { request_id: ctx.requestId, code: httpErr.code, ...errorFields(err) });
+    sendError(ctx.req, ctx.res, httpErr, ctx.headers);
+  };
+
   return (req, res) => {
     const started = performance.now();
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
-    const ctx = new RequestContext(req, res, requestId, started, { ...cors, 'X-Request-Id': requestId });
+    const ctx = new RequestContext(req, res, requestId, started, cors, closed);
     deps.drain.track(res);
-    res.once('close', () => finished(ctx));
-    dispatch(deps, ctx).catch((err: unknown) => {
-      const httpErr = err instanceof HttpError ? err : new HttpError('internal', undefined, { cause: err });
-      ctx.code = httpErr.code;
-      if (httpErr.status >= 500) logger.error('request failed', { request_id: requestId, code: httpErr.code, ...errorFields(err) });
-      sendError(req, res, httpErr, ctx.headers);
-    });
+    // A cache hit is answered synchronously: no promise is made unless a step has to wait.
+    let pending: void | Promise<void>;
+    try {
+      pending = dispatch(deps, ctx);
+    } catch (err) {
+      failed(ctx, err);
+      return;
+    }
+    if (pending !== undefined) pending.catch((err: unknown) => failed(ctx, err));
   };
 }
 
-async function dispatch(deps: RouteDeps, ctx: RequestContext): Promise<void> {
+function dispatch(deps: RouteDeps, ctx: RequestContext): void | Promise<void> {
   const url = ctx.req.url ?? '/';
   if (Buffer.byteLength(url) > deps.config.maxUrlBytes) throw new HttpError('uri_too_long');
   // Only requests already on an open connection get here after SIGTERM; send them to another replica.
@@ -78,6 +94,7 @@ async function dispatch(deps: RouteDeps, ctx: RequestContext): Promise<void> {
     throw new HttpError('database_unavailable', 'The service is shutting down; retry shortly.', { headers: { 'Retry-After': SHUTDOWN_RETRY_AFTER_SECONDS } });
   }
   const { pathname, search } = splitTarget(url);
+  ctx.pathname = pathname;
   const match = matchRoute(pathname);
   if (match === null) throw new HttpError('not_found', `No route for ${ctx.req.method} ${truncate(pathname)}.`);
   ctx.route = match.route.kind;
@@ -86,16 +103,14 @@ async function dispatch(deps: RouteDeps, ctx: RequestContext): Promise<void> {
     throw new HttpError('method_not_allowed', `${method} is not allowed here; use ${match.allow.join(', ')}.`, { headers: { Allow: match.allow.join(', ') } });
   }
   if (method === 'OPTIONS') return preflight(ctx, match);
-  await ROUTES[match.route.kind](deps, ctx, match, search);
+  return ROUTES[match.route.kind](deps, ctx, match, search);
 }
 
 function preflight(ctx: RequestContext, match: RouteMatch): void {
-  ctx.res.writeHead(204, {
-    ...ctx.headers,
-    'Access-Control-Allow-Methods': match.allow.join(', '),
-    'Access-Control-Allow-Headers': PREFLIGHT_HEADERS,
-    'Access-Control-Max-Age': '600',
-  });
+  ctx.res.writeHead(
+    204,
+    [...ctx.headers, 'Access-Control-Allow-Methods', match.allow.join(', '), 'Access-Control-Allow-Headers', PREFLIGHT_HEADERS, 'Access-Control-Max-Age', '600'],
+  );
   ctx.res.end();
 }
 

@@ -1,4 +1,5 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HeaderList } from './respond.ts';
 
 /**
  * One request as it goes through the HTTP layer: the node objects, the headers every response
@@ -9,6 +10,8 @@ export class RequestContext {
   route = 'none';
   /** Name of the stored query once resolved; never the raw path segment (unbounded, caller-chosen). */
   query = '';
+  /** Request path without the query string, once split. */
+  pathname = '';
   rows: number | undefined;
   cache: string | undefined;
   code: string | undefined;
@@ -19,21 +22,31 @@ export class RequestContext {
     readonly res: ServerResponse,
     readonly requestId: string,
     readonly started: number,
-    /** CORS and X-Request-Id: on every response, errors included. */
-    readonly headers: OutgoingHttpHeaders,
-  ) {}
+    /** The CORS headers, fixed at start-up: on every response, errors included, with X-Request-Id. */
+    readonly cors: HeaderList,
+    closed: (ctx: RequestContext) => void,
+  ) {
+    // The request's one 'close' listener ('on', not 'once': close is emitted once, and once() wraps).
+    res.on('close', () => {
+      if (this.abort !== null && !res.writableFinished) this.abort.abort();
+      closed(this);
+    });
+  }
+
+  /** The headers every response carries (CORS and X-Request-Id), for answers other than a stored query's. */
+  get headers(): HeaderList {
+    return [...this.cors, 'X-Request-Id', this.requestId];
+  }
 
   /**
    * A signal that fires if the response closes before it is complete (the client went away).
-   * Created on first ask: the cached path never pays for an AbortController and a close listener.
+   * Created on first ask: the cached path never pays for an AbortController.
    */
   clientGone(): AbortSignal {
     if (this.abort === null) {
-      const abort = new AbortController();
-      this.abort = abort;
-      this.res.once('close', () => {
-        if (!this.res.writableFinished) abort.abort();
-      });
+      this.abort = new AbortController();
+      // Asked for after the client already left (its close came while the request was being read).
+      if (this.res.closed && !this.res.writableFinished) this.abort.abort();
     }
     return this.abort.signal;
   }

@@ -42,6 +42,8 @@ export function matchRoute(pathname: string): RouteMatch | null {
 }
 
 function decodeSegment(segment: string): string | null {
+  // Most segments are a plain name or id: nothing to decode.
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

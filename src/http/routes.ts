@@ -1,8 +1,8 @@
 /**
  * What each route does once matched, keyed by route kind: the HTTP layer reads the request, asks
- * the part that owns the decision (auth, registry, runQuery, metrics), and writes the answer.
+ * the part that owns the decision (auth, registry, the query's run, metrics), and writes the answer.
  */
-import type { Authenticator } from '../auth/authenticator.ts';
+import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../ops/config.ts';
 import type { ListedQuery } from '../ops/listing.ts';
 import { METRICS_CONTENT_TYPE, type Metrics } from '../ops/metrics.ts';
@@ -13,7 +13,7 @@ import type { Registry, StoredQuery } from '../query/registry.ts';
 import type { StatementSlots } from '../query/fairness.ts';
 import type { Dialect } from '../query/dialect/dialect.ts';
 import type { PreparedCalls } from '../query/prepared-calls.ts';
-import { runQuery } from '../query/run-query.ts';
+import { cachedAnswer, loadAnswer, type QueryAnswer } from '../query/run-query.ts';
 import { HttpError } from '../errors.ts';
 import { mapDbError } from '../store/db-errors.ts';
 import type { Engine } from '../store/engine.ts';
@@ -57,7 +57,7 @@ export const ROUTES: Readonly<Record<RouteKind, RouteHandler>> = Object.freeze({
       inFlight: () => drain.inFlight,
     });
     const body = Buffer.from(text, 'utf8');
-    ctx.res.writeHead(200, { ...ctx.headers, 'Content-Type': METRICS_CONTENT_TYPE, 'Content-Length': body.length, 'Cache-Control': 'no-store' });
+    ctx.res.writeHead(200, [...ctx.headers, 'Content-Type', METRICS_CONTENT_TYPE, 'Content-Length', body.length, 'Cache-Control', 'no-store']);
     ctx.res.end(ctx.req.method === 'HEAD' ? undefined : body);
   },
   endpoints: (deps, ctx) => {
@@ -70,7 +70,7 @@ export const ROUTES: Readonly<Record<RouteKind, RouteHandler>> = Object.freeze({
   query,
 });
 
-async function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: string): Promise<void> {
+function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: string): void | Promise<void> {
   // 401 before 404: an unauthenticated caller learns nothing about which stored queries exist.
   const principal = deps.auth.check(ctx.req.headers);
   const target = match.route.kind === 'query' ? match.route.target : null;
@@ -80,15 +80,24 @@ async function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, se
   // After 404: a scoped token learns that a stored query exists, not what it returns.
   if (!principal.mayCall(q)) throw new HttpError('forbidden');
   const redact = redactionApplies(q.redactPii, ctx.req.headers[REDACT_HEADER]);
-  // A GET (or HEAD) is its query string: prepared once per distinct one. A POST adds its body.
-  const call =
-    ctx.req.method === 'POST'
-      ? deps.prepared.prepare(q, await readInput(ctx.req, search, deps.config.maxBodyBytes), redact)
-      : deps.prepared.fromSearch(q, search, redact);
-  const answer = await runQuery(deps, call, ctx, principal);
-  ctx.rows = answer.result.rows;
-  ctx.cache = answer.cache;
-  sendAnswer(ctx.req, ctx.res, answer, ctx.headers, ctx.started);
+  if (ctx.req.method === 'POST') return queryWithBody(deps, ctx, q, search, redact, principal);
+  // A GET (or HEAD) is its query string: prepared once per distinct one, and a hit answered at once.
+  const call = deps.prepared.fromSearch(q, search, redact);
+  const hit = cachedAnswer(deps, call);
+  if (hit !== undefined) return answer(ctx, hit);
+  return loadAnswer(deps, call, ctx, principal).then((a) => answer(ctx, a));
+}
+
+/** A POST adds its JSON body to the query string's parameters. */
+async function queryWithBody(deps: RouteDeps, ctx: RequestContext, q: StoredQuery, search: string, redact: boolean, principal: Principal): Promise<void> {
+  const call = deps.prepared.prepare(q, await readInput(ctx.req, search, deps.config.maxBodyBytes), redact);
+  answer(ctx, cachedAnswer(deps, call) ?? (await loadAnswer(deps, call, ctx, principal)));
+}
+
+function answer(ctx: RequestContext, a: QueryAnswer): void {
+  ctx.rows = a.result.rows;
+  ctx.cache = a.cache;
+  sendAnswer(ctx.req, ctx.res, a, ctx.cors, ctx.requestId, ctx.started);
 }
 
 async function ready(deps: RouteDeps, ctx: RequestContext): Promise<void> {

@@ -91,6 +91,6 @@ export async function listen(deps: HandlerDeps): Promise<{ server: Server; url: 
 function withHostCheck(app: Handler): Handler {
   return (req, res) => {
     if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return app(req, res);
-    sendError(req, res, new HttpError('bad_request', 'An HTTP/1.1 request needs a Host header.'), { Connection: 'close' });
+    sendError(req, res, new HttpError('bad_request', 'An HTTP/1.1 request needs a Host header.'), ['Connection', 'close']);
   };
 }

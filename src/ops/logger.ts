@@ -6,6 +6,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Whether lines at `level` are written: a caller whose fields cost something to gather asks first. */
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -16,7 +18,7 @@ export function createLogger(level: LogLevel, write: (line: string, level: LogLe
     if (RANK[lvl] < RANK[level]) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }), lvl);
   };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled: (lvl) => RANK[lvl] >= RANK[level] };
 }
 
 /** Largest batch of stdout lines held before it is written. */

@@ -32,6 +32,8 @@ export interface RequestObservation {
 
 /** The service's metrics; one instance per service, passed down explicitly. */
 export class Metrics {
+  /** Route → stored query → its series: a request finds its own with three lookups on strings it already has. */
+  private readonly requestSeries = new Map<string, Map<string, RequestSeries>>();
   private readonly requests = new Counter();
   private readonly requestSeconds = new Histogram();
   private readonly rejected = new Counter();
@@ -45,8 +47,14 @@ export class Metrics {
 
   /** Count a finished request and its latency. */
   observeRequest(r: RequestObservation): void {
-    this.requests.inc({ route: r.route, query: r.query, status: String(r.status) });
-    this.requestSeconds.observe({ route: r.route, query: r.query }, r.durationMs / 1000);
+    let byQuery = this.requestSeries.get(r.route);
+    if (byQuery === undefined) this.requestSeries.set(r.route, (byQuery = new Map()));
+    let series = byQuery.get(r.query);
+    if (series === undefined) byQuery.set(r.query, (series = { seconds: this.requestSeconds.at({ route: r.route, query: r.query }), byStatus: new Map() }));
+    let count = series.byStatus.get(r.status);
+    if (count === undefined) series.byStatus.set(r.status, (count = this.requests.at({ route: r.route, query: r.query, status: String(r.status) })));
+    count.value++;
+    observeInto(series.seconds, r.durationMs / 1000);
   }
 
   /** Count a connection node:http cut before a request reached the handler (timeouts, oversized or malformed headers). */
@@ -99,15 +107,37 @@ export class Metrics {
   }
 }
 
+interface CounterSeries {
+  readonly labels: Labels;
+  value: number;
+}
+
+interface HistogramSeries {
+  readonly labels: Labels;
+  readonly counts: number[];
+  sum: number;
+  count: number;
+}
+
+interface RequestSeries {
+  readonly seconds: HistogramSeries;
+  readonly byStatus: Map<number, CounterSeries>;
+}
+
 /** Series of one counter, keyed by their label set. */
 class Counter {
-  private readonly series = new Map<string, { labels: Labels; value: number }>();
+  private readonly series = new Map<string, CounterSeries>();
+
+  /** The series of this label set, created at zero on first use. */
+  at(labels: Labels): CounterSeries {
+    const key = labelKey(labels);
+    let s = this.series.get(key);
+    if (s === undefined) this.series.set(key, (s = { labels, value: 0 }));
+    return s;
+  }
 
   inc(labels: Labels, by = 1): void {
-    const key = labelKey(labels);
-    const s = this.series.get(key);
-    if (s) s.value += by;
-    else this.series.set(key, { labels, value: by });
+    this.at(labels).value += by;
   }
 
   lines(name: string): string[] {
@@ -117,19 +147,18 @@ class Counter {
 
 /** Series of one histogram with the fixed BUCKETS; buckets are cumulative when written. */
 class Histogram {
-  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  private readonly series = new Map<string, HistogramSeries>();
 
-  observe(labels: Labels, value: number): void {
+  /** The series of this label set, created empty on first use. */
+  at(labels: Labels): HistogramSeries {
     const key = labelKey(labels);
     let s = this.series.get(key);
-    if (!s) {
-      s = { labels, counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
-      this.series.set(key, s);
-    }
-    const i = BUCKETS.findIndex((le) => value <= le);
-    if (i !== -1) s.counts[i]!++;
-    s.sum += value;
-    s.count++;
+    if (s === undefined) this.series.set(key, (s = { labels, counts: BUCKETS.map(() => 0), sum: 0, count: 0 }));
+    return s;
+  }
+
+  observe(labels: Labels, value: number): void {
+    observeInto(this.at(labels), value);
   }
 
   lines(name: string): string[] {
@@ -148,10 +177,21 @@ class Histogram {
   }
 }
 
+function observeInto(s: HistogramSeries, value: number): void {
+  for (let i = 0; i < BUCKETS.length; i++) {
+    if (value <= BUCKETS[i]!) {
+      s.counts[i]!++;
+      break;
+    }
+  }
+  s.sum += value;
+  s.count++;
+}
+
 /**
  * A series' map key. Each metric builds its label objects with the same names in the same order,
  * so the values alone identify the series; NUL never occurs in a label value (route kinds, stored
- * query names, status codes, reasons, outcomes). Called on every request: no JSON, no entries array.
+ * query names, status codes, reasons, outcomes). Called when a series is first used: no JSON, no entries array.
  */
 function labelKey(labels: Labels): string {
   let key = '';

@@ -11,8 +11,15 @@ export interface EncodedResult {
   readonly rows: number;
   readonly truncated: boolean;
   readonly dbTimeMs: number;
+  /**
+   * The response headers that follow from the result alone, as name/value pairs: `ETag`, and
+   * `X-Result-Truncated` when rows were cut. Built once here, so a cache hit reuses them.
+   */
+  readonly headers: readonly string[];
 }
 
 export function encodedResult(body: Buffer, rows: number, truncated: boolean, dbTimeMs: number): EncodedResult {
-  return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"`, rows, truncated, dbTimeMs };
+  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+  const headers = Object.freeze(truncated ? ['ETag', etag, 'X-Result-Truncated', 'true'] : ['ETag', etag]);
+  return { body, etag, rows, truncated, dbTimeMs, headers };
 }

@@ -93,8 +93,22 @@ export function prepareCall(q: StoredQuery, raw: RawParams, callerSql: string | 
   return { statement, cached, load: () => loadResult(engine, statement), translateMs };
 }
 
-/** Run a prepared call: from the cache when the stored query is cached, else on the engine, cancellable by its caller. */
-export async function runQuery(deps: QueryDeps, call: PreparedCall, caller: QueryCaller, owner: object): Promise<QueryAnswer> {
+/**
+ * Running a prepared call is two steps, so that the common case never waits: `cachedAnswer`, the
+ * fresh cache entry of a cached call, synchronously; else `loadAnswer`, from the engine (through
+ * the cache's single flight when cached, cancellable by its caller when not).
+ */
+
+/** The answer of a cached call whose entry is fresh, synchronously; undefined when it has to be loaded. */
+export function cachedAnswer(deps: Pick<QueryDeps, 'cache'>, call: PreparedCall): QueryAnswer | undefined {
+  const { cached } = call;
+  if (cached === null) return undefined;
+  const hit = deps.cache.hit(cached.key, cached.policy, call.load);
+  return hit === undefined ? undefined : { result: hit.result, cache: 'hit', ageMs: hit.ageMs, ttlRemainingMs: hit.ttlRemainingMs, translateMs: call.translateMs };
+}
+
+/** The answer when `cachedAnswer` had none. */
+export async function loadAnswer(deps: QueryDeps, call: PreparedCall, caller: QueryCaller, owner: object): Promise<QueryAnswer> {
   const { statement, cached, translateMs } = call;
   if (cached === null) {
     // Only an uncached call may be cancelled by its caller: a cached load is shared with other waiters.
@@ -102,8 +116,6 @@ export async function runQuery(deps: QueryDeps, call: PreparedCall, caller: Quer
     return { result, cache: 'bypass', ageMs: 0, ttlRemainingMs: 0, translateMs };
   }
   const { key, policy } = cached;
-  const hit = deps.cache.hit(key, policy, call.load);
-  if (hit !== undefined) return { result: hit.result, cache: 'hit', ageMs: hit.ageMs, ttlRemainingMs: hit.ttlRemainingMs, translateMs };
   // The caller whose miss starts the load pays with its slot; warming refreshes re-run the plain load.
   const answer = await deps.cache.get(key, policy, call.load, () => deps.slots.run(owner, () => loadResult(deps.engine, statement, undefined, owner)));
   return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs, translateMs };

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { applySchema } from '../src/store/schema.ts';
 import { startNodeChild } from './bench/child.ts';
+import { npmStartCommand } from './lib/npm-start.ts';
 import { growDemoData } from './bench/seed-stages.ts';
 import { intArg, stringArg } from './lib/args.ts';
 import { closedLoop, httpGet, keepAliveAgent } from './lib/load-driver.ts';
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
     await admin.end();
     env.DATABASE_URL = url;
   }
-  const service = await startNodeChild({ script: 'src/main.ts', nodeArgs: ['--max-semi-space-size=4'], env, ready: /listening on (http:\/\/\S+)/, timeoutMs: 120_000 });
+  const service = await startNodeChild({ ...npmStartCommand(), env, ready: /listening on (http:\/\/\S+)/, timeoutMs: 120_000 });
   const base = service.ready;
   const logsSql = (sql: string) => `${base}/api/endpoints/query/logs.all?project=default&sql=${encodeURIComponent(sql)}`;
   try {

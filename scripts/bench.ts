@@ -3,7 +3,7 @@
  *
  * Starts a throwaway PostgreSQL (scripts/lib/pg-server.ts), seeds it in stages (10k, 100k, then
  * --rows edge rows over 7 days, other sources proportional), VACUUM ANALYZEs after each stage,
- * runs the service as a child process (`node --import tsx src/main.ts`, pg engine) and measures,
+ * runs the service as a child process as `npm start` does (the build, `dist/main.js`; pg engine) and measures,
  * at concurrency 1 and 32, p50/p99 latency and requests per second of:
  *   1. logs.all through the service vs the same SQL, parameters and session settings run directly
  *      with a pg.Pool of the same size (the floor for an uncached call);
@@ -37,6 +37,7 @@ import { sessionOptions } from '../src/store/pg-engine.ts';
 import { applySchema } from '../src/store/schema.ts';
 import { parseArgs, type Args } from './bench/args.ts';
 import { REPO_ROOT, startNodeChild, type NodeChild } from './bench/child.ts';
+import { npmStartCommand } from './lib/npm-start.ts';
 import { measure, ownCpuMs, type MeasureOptions, type Summary, type Timing } from './bench/measure.ts';
 import { compact, rawHeader, renderTable, type Row } from './bench/report.ts';
 import { measureIngest } from './bench/ingest.ts';
@@ -48,13 +49,9 @@ import { createDatabase, startPostgres } from './lib/pg-server.ts';
 
 const args = parseArgs(process.argv.slice(2));
 
-/** The node flags `npm start` runs the service with (package.json), so the bench measures that process. */
-function startScriptNodeFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
-  const m = /^node\s+(.*?)\s*--import\s+tsx\s+src\/main\.ts$/.exec(pkg.scripts?.start?.trim() ?? '');
-  return m ? m[1]!.split(/\s+/).filter(Boolean) : [];
-}
-const serviceNodeFlags = startScriptNodeFlags();
+/** The service as `npm start` runs it (built first), so the bench measures that process. */
+const npmStart = npmStartCommand();
+const npmStartText = `node ${[...npmStart.nodeArgs, npmStart.script].join(' ')}`;
 const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 /** Edge rows the ingest comparison writes to each side (fewer with a smaller --rows). */
 const INGEST_ROWS = 100_000;
@@ -325,7 +322,7 @@ function report(b: Bench, pgVersion: string, load0: number, started: number): vo
   console.log(renderTable(tableRows));
   console.log('');
   console.log(
-    `Service: \`node ${[...serviceNodeFlags, '--import tsx src/main.ts'].join(' ')}\` (as npm start), pg engine, pool ${config.poolMax}. ` +
+    `Service: \`${npmStartText}\` (as npm start), pg engine, pool ${config.poolMax}. ` +
       `Machine: ${availableParallelism()} CPUs (${cpuModel()}), ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, PostgreSQL ${pgVersion}` +
       ` (throwaway cluster, default settings, autovacuum off, fsync off); load average ${fmt(load0)} at start, ${fmt(loadavg()[0]!)} at end.`,
   );
@@ -406,14 +403,14 @@ async function main(): Promise<void> {
 
       if (service === undefined) {
         service = await startNodeChild({
-          script: 'src/main.ts',
-          nodeArgs: [...serviceNodeFlags, ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(REPO_ROOT, '.bench', 'profiles')] : [])],
+          script: npmStart.script,
+          nodeArgs: [...npmStart.nodeArgs, ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(REPO_ROOT, '.bench', 'profiles')] : [])],
           // One client with one token drives all the load: the per-token statement limit would turn most
           // of a c=32 run into 429s, so it is lifted (the bench measures throughput, not fairness).
           env: { DATABASE_URL: url, ACCESS_TOKENS: token, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_MAX: String(config.poolMax), MAX_STATEMENTS_PER_TOKEN: '10000' },
           ready: /listening on (http:\/\/\S+)/,
         });
-        log(`service pid ${service.pid} at ${service.ready}: node ${[...serviceNodeFlags, '--import tsx src/main.ts'].join(' ')}`);
+        log(`service pid ${service.pid} at ${service.ready}: ${npmStartText}`);
         // The service and the floor must return the same rows.
         const sample = await fetchRaw(`${service.ready}${query('/api/endpoints/query/logs.all', logsParams)}`, headers);
         const rows = (await directPool.query({ text: logsBound.sql, values: logsBound.params })).rows as { id: string }[];

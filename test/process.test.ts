@@ -1,6 +1,6 @@
 /**
- * The real process (`node --import tsx src/main.ts`): start-up output, a bad environment value,
- * and graceful shutdown on SIGTERM/SIGINT with a request in flight.
+ * The real process as `npm start` runs it (the build, `node [flags] dist/main.js`): start-up
+ * output, a bad environment value, and graceful shutdown on SIGTERM/SIGINT with a request in flight.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -13,9 +13,11 @@ import { pgFactory, type TestStore } from './support/engines.ts';
 import { activeSleeps, waitFor } from './support/ops.ts';
 import { SLOW_QUERIES_DIR } from './support/slow-queries.ts';
 import { TOKEN } from './support/service.ts';
+import { npmStartCommand } from '../scripts/lib/npm-start.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+/** Built once for the whole file, as `npm start`'s prestart does. */
+const START = npmStartCommand();
 /** Every variable the service reads: the parent's values must not leak into the child. */
 const SERVICE_VARS = ['PORT', 'HOST', 'DATABASE_URL', 'LOG_SCHEMA', 'ACCESS_TOKENS', 'ACCESS_TOKENS_FILE', 'METRICS_TOKEN', 'DATA_DIR', 'SEED_ROWS', 'STATEMENT_TIMEOUT_MS', 'POOL_MAX', 'CONNECT_TIMEOUT_MS', 'CACHE_MAX_ENTRIES', 'CACHE_MAX_BYTES', 'CORS_ORIGIN', 'MAX_BODY_BYTES', 'MAX_URL_BYTES', 'LOG_LEVEL', 'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'KEEP_ALIVE_TIMEOUT_MS', 'DRAIN_TIMEOUT_MS', 'QUERIES_DIR'];
 
@@ -30,7 +32,7 @@ interface Running {
 function spawnMain(env: Record<string, string>): Running {
   const base = { ...process.env };
   for (const name of SERVICE_VARS) delete base[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...START.nodeArgs, START.script], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));

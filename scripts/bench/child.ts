@@ -1,7 +1,7 @@
 /**
- * Child processes of the benchmark (the service, the bare node:http floor): started with
- * `node --import tsx`, so the pid we hold is the process that serves (npm/tsx wrappers would
- * put another process in between and hide its memory).
+ * Child processes of the benchmark (the service, the bare node:http floor): started with `node`
+ * itself (`--import tsx` for a TypeScript script), so the pid we hold is the process that serves
+ * (npm/tsx wrappers would put another process in between and hide its memory).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ export interface NodeChild {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Spawn `node [nodeArgs] --import tsx script [args]` in the repository root and wait for `ready` on stdout. */
+/** Spawn `node [nodeArgs] [--import tsx] script [args]` in the repository root and wait for `ready` on stdout. */
 export async function startNodeChild(opts: {
   script: string;
   args?: string[];
@@ -32,7 +32,8 @@ export async function startNodeChild(opts: {
   ready: RegExp;
   timeoutMs?: number;
 }): Promise<NodeChild> {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', opts.script, ...(opts.args ?? [])], {
+  const loader = opts.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...loader, opts.script, ...(opts.args ?? [])], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -32,11 +32,14 @@ interface Pending {
 }
 
 /**
- * The worker's entry. A worker does not inherit the main thread's module hooks, and the service
- * runs its TypeScript through tsx (`node --import tsx`), so the worker registers tsx's hooks
- * itself before importing pglite-worker.ts.
+ * The worker's entry: pglite-worker beside this module. From the build (`dist/`, what `npm start`
+ * runs) that is plain JavaScript. From the TypeScript sources (tests and scripts, `node --import
+ * tsx`) the worker registers tsx's hooks itself first: a worker does not inherit the main thread's.
  */
-const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((api) => { api.register(); return import(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}); })`;
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const WORKER_BOOT = FROM_SOURCES
+  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((api) => { api.register(); return import(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}); })`
+  : `import(${JSON.stringify(new URL('./pglite-worker.js', import.meta.url).href)})`;
 
 /** An error the engine reports like PostgreSQL would, so db-errors.ts maps it the same way. */
 function pgError(message: string, code?: string, severity?: string): Error {

@@ -36,7 +36,7 @@ import { demoRowCounts } from '../src/store/demo/demo-data.ts';
 import { sessionOptions } from '../src/store/pg-engine.ts';
 import { applySchema } from '../src/store/schema.ts';
 import { parseArgs, type Args } from './bench/args.ts';
-import { REPO_ROOT, startNodeChild, type NodeChild } from './bench/child.ts';
+import { REPO_ROOT, compileScript, startNodeChild, type NodeChild } from './bench/child.ts';
 import { npmStartCommand } from './lib/npm-start.ts';
 import { measure, ownCpuMs, type MeasureOptions, type Summary, type Timing } from './bench/measure.ts';
 import { compact, rawHeader, renderTable, type Row } from './bench/report.ts';
@@ -176,7 +176,8 @@ async function measureCached(bench: Bench): Promise<NodeChild | undefined> {
     for (let i = 0; i < hit.rawHeaders.length; i += 2) if (!skip.has(hit.rawHeaders[i]!.toLowerCase())) fixed[hit.rawHeaders[i]!] = hit.rawHeaders[i + 1]!;
     const file = join(tmp, 'response.json');
     writeFileSync(file, JSON.stringify({ status: 200, headers: fixed, bodyBase64: hit.body.toString('base64') }));
-    bare = await startNodeChild({ script: 'scripts/bench/bare-server.ts', args: [file], ready: /listening on (http:\/\/\S+)/ });
+    // Built and flagged as the service is: the floor is node:http as npm start would run it.
+    bare = await startNodeChild({ script: compileScript('scripts/bench/bare-server.ts'), nodeArgs: npmStart.nodeArgs, args: [file], ready: /listening on (http:\/\/\S+)/ });
     log(`bare node:http server pid ${bare.pid} at ${bare.ready}; cached body ${hit.body.length} bytes`);
     for (const conc of [1, 32]) {
       log(`cached usage.api-counts, concurrency ${conc}`);

@@ -3,6 +3,7 @@
  * response (status, headers, body) read from the JSON file named on the command line, doing no
  * routing, auth or cache work at all. Prints `listening on http://host:port` when ready.
  *   node --import tsx scripts/bench/bare-server.ts response.json
+ * (the bench compiles it first, compileScript in child.ts, and runs it with npm start's node flags)
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';

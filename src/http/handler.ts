@@ -13,7 +13,7 @@ import { PreparedCalls } from '../query/prepared-calls.ts';
 import { RequestContext } from './request-context.ts';
 import { readSearch } from './request-input.ts';
 import { sendError, type HeaderList } from './respond.ts';
-import { matchRoute, splitTarget, type RouteMatch } from './router.ts';
+import { splitTarget, TargetMemo, type RouteMatch } from './router.ts';
 import { ROUTES, type RouteDeps } from './routes.ts';
 
 export type HandlerDeps = Omit<RouteDeps, 'listing' | 'prepared'> & { logger: Logger };
@@ -30,7 +30,12 @@ const SHUTDOWN_RETRY_AFTER_SECONDS = '2';
 /** Build the request handler from its dependencies (no globals). */
 export function createHandler(handlerDeps: HandlerDeps): Handler {
   const { config, logger } = handlerDeps;
-  const deps: RouteDeps = { ...handlerDeps, listing: handlerDeps.registry.all.map((q) => ({ q, listed: describeQuery(q) })), prepared: new PreparedCalls(handlerDeps, readSearch) };
+  const deps: DispatchDeps = {
+    ...handlerDeps,
+    listing: handlerDeps.registry.all.map((q) => ({ q, listed: describeQuery(q) })),
+    prepared: new PreparedCalls(handlerDeps, readSearch),
+    targets: new TargetMemo(),
+  };
   const cors: HeaderList = Object.freeze(
     config.corsOrigin === '*'
       ? ['Access-Control-Allow-Origin', '*', 'Access-Control-Expose-Headers', EXPOSED_HEADERS]
@@ -86,16 +91,17 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
   };
 }
 
-function dispatch(deps: RouteDeps, ctx: RequestContext): void | Promise<void> {
+type DispatchDeps = RouteDeps & { targets: TargetMemo };
+
+function dispatch(deps: DispatchDeps, ctx: RequestContext): void | Promise<void> {
   const url = ctx.req.url ?? '/';
   if (Buffer.byteLength(url) > deps.config.maxUrlBytes) throw new HttpError('uri_too_long');
   // Only requests already on an open connection get here after SIGTERM; send them to another replica.
   if (deps.drain.draining) {
     throw new HttpError('database_unavailable', 'The service is shutting down; retry shortly.', { headers: { 'Retry-After': SHUTDOWN_RETRY_AFTER_SECONDS } });
   }
-  const { pathname, search } = splitTarget(url);
+  const { pathname, search, match } = deps.targets.resolve(url);
   ctx.pathname = pathname;
-  const match = matchRoute(pathname);
   if (match === null) throw new HttpError('not_found', `No route for ${ctx.req.method} ${truncate(pathname)}.`);
   ctx.route = match.route.kind;
   const method = ctx.req.method ?? 'GET';

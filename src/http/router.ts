@@ -65,3 +65,38 @@ export function splitTarget(url: string): { pathname: string; search: string } {
   const hash = search.indexOf('#');
   return { pathname, search: hash === -1 ? search : search.slice(0, hash) };
 }
+
+/** A request target, split and matched. */
+export interface ResolvedTarget {
+  readonly pathname: string;
+  readonly search: string;
+  readonly match: RouteMatch | null;
+}
+
+/** Distinct request targets remembered. */
+export const TARGET_MEMO_MAX = 1024;
+/** Longer targets (large `sql`) are resolved each time rather than held. */
+export const TARGET_MEMO_MAX_CHARS = 2048;
+
+/**
+ * Request targets resolved once: a chart or a script repeats the same URL, so a repeat is one map
+ * lookup, and its path, query string and stored-query name are the same strings each time (their
+ * hashes already computed for the lookups that follow). Bounded; the oldest entry goes first.
+ */
+export class TargetMemo {
+  private readonly memo = new Map<string, ResolvedTarget>();
+
+  constructor(private readonly max = TARGET_MEMO_MAX) {}
+
+  resolve(url: string): ResolvedTarget {
+    const known = this.memo.get(url);
+    if (known !== undefined) return known;
+    const { pathname, search } = splitTarget(url);
+    const resolved: ResolvedTarget = Object.freeze({ pathname, search, match: matchRoute(pathname) });
+    if (url.length <= TARGET_MEMO_MAX_CHARS) {
+      if (this.memo.size >= this.max) this.memo.delete(this.memo.keys().next().value!);
+      this.memo.set(url, resolved);
+    }
+    return resolved;
+  }
+}

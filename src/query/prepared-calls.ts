@@ -9,7 +9,7 @@ import type { RawParams } from './params.ts';
 import type { StoredQuery } from './registry.ts';
 import { prepareCall, type PreparedCall, type QueryDeps } from './run-query.ts';
 
-/** Distinct GET calls remembered. */
+/** Distinct GET calls remembered per stored query and redaction. */
 export const PREPARED_CALLS_MAX = 512;
 /** Longer query strings (large `sql`) are prepared each time rather than held. */
 export const PREPARED_SEARCH_MAX_CHARS = 2048;
@@ -19,12 +19,15 @@ type PrepareDeps = Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeou
 type ParseSearch = (search: string) => { raw: RawParams; sql: string | null };
 
 export class PreparedCalls {
-  // Map insertion order is the LRU order: least recently used first.
-  private readonly calls = new Map<string, PreparedCall>();
+  // Per stored query, one map for plain and one for redacted answers, keyed by the query string
+  // itself: no key is built per request, and a memoised request target (router.ts) hands over the
+  // same string each time, hash already computed. Map insertion order is the LRU order.
+  private readonly calls = new Map<StoredQuery, readonly [Map<string, PreparedCall>, Map<string, PreparedCall>]>();
 
   constructor(
     private readonly deps: PrepareDeps,
     private readonly parse: ParseSearch,
+    /** Calls remembered per stored query and redaction. */
     private readonly max = PREPARED_CALLS_MAX,
   ) {}
 
@@ -32,18 +35,19 @@ export class PreparedCalls {
   fromSearch(q: StoredQuery, search: string, redact: boolean): PreparedCall {
     const parse = this.parse;
     if (search.length > PREPARED_SEARCH_MAX_CHARS) return this.prepare(q, parse(search), redact);
-    // The id cannot contain a newline; the flag is one character: the parts cannot run together.
-    const key = `${q.id}\n${redact ? 1 : 0}${search}`;
-    const known = this.calls.get(key);
+    let byRedaction = this.calls.get(q);
+    if (byRedaction === undefined) this.calls.set(q, (byRedaction = [new Map(), new Map()]));
+    const calls = byRedaction[redact ? 1 : 0];
+    const known = calls.get(search);
     if (known !== undefined) {
-      this.calls.delete(key);
-      this.calls.set(key, known);
+      calls.delete(search);
+      calls.set(search, known);
       return known;
     }
     const call = this.prepare(q, parse(search), redact);
     // Remembered without its translation time: only the call that translated reports it.
-    this.calls.set(key, { ...call, translateMs: undefined });
-    if (this.calls.size > this.max) this.calls.delete(this.calls.keys().next().value!);
+    calls.set(search, { ...call, translateMs: undefined });
+    if (calls.size > this.max) calls.delete(calls.keys().next().value!);
     return call;
   }
 

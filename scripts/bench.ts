@@ -38,7 +38,7 @@ import { applySchema } from '../src/store/schema.ts';
 import { parseArgs, type Args } from './bench/args.ts';
 import { REPO_ROOT, compileScript, startNodeChild, type NodeChild } from './bench/child.ts';
 import { npmStartCommand } from './lib/npm-start.ts';
-import { measure, ownCpuMs, type MeasureOptions, type Summary, type Timing } from './bench/measure.ts';
+import { measure, ownCpuMs, type MeasureOptions, type Side, type Summary, type Timing } from './bench/measure.ts';
 import { compact, rawHeader, renderTable, type Row } from './bench/report.ts';
 import { measureIngest } from './bench/ingest.ts';
 import { growDemoData } from './bench/seed-stages.ts';
@@ -104,6 +104,8 @@ interface Bench {
   args: Args;
   config: Config;
   service: NodeChild;
+  /** Another service process on the same database, with this LOG_LEVEL (its stdout is a pipe the bench drains). */
+  startService(logLevel: string): Promise<NodeChild>;
   directPool: pg.Pool;
   directCall: (c: { sql: string; params: (string | null)[] }) => Call;
   logsBound: { sql: string; params: (string | null)[] };
@@ -155,10 +157,14 @@ async function measureLogs(b: Bench, stage: number, growth: { rows: number; serv
   }
 }
 
-/** 2: cached usage.api-counts, service vs a bare node:http server with the same bytes and headers. */
-async function measureCached(bench: Bench): Promise<NodeChild | undefined> {
+/**
+ * 2: cached usage.api-counts, service vs a bare node:http server with the same bytes and headers;
+ * the service silent (LOG_LEVEL=silent) and, at c=32, a second one writing its request log
+ * (LOG_LEVEL=info) to a pipe, as in production.
+ */
+async function measureCached(bench: Bench): Promise<NodeChild[]> {
   const { args, service: svc, headers, tmp, tableRows } = bench;
-  let bare: NodeChild | undefined;
+  const started: NodeChild[] = [];
   if (args.only.has('cached')) {
     const cachedUrl = `${svc.ready}${query('/api/endpoints/query/usage.api-counts', { interval: 'daily', project: 'default' })}`;
     const miss = await fetchRaw(cachedUrl, headers);
@@ -168,7 +174,7 @@ async function measureCached(bench: Bench): Promise<NodeChild | undefined> {
       const why = `no cached entry: the first call answered ${miss.status} ${miss.body.toString('utf8').slice(0, 160)}, the second ${hit.status} (${rawHeader(hit.rawHeaders, 'cache-status')})`;
       log(`cached usage.api-counts: ${why}`);
       tableRows.push({ part: '2', measurement: 'usage.api-counts, cached', rows: compact(args.rows), conc: '–', service: null, floorLabel: 'bare node:http', floor: null, result: `**${why}**`, target: '≥ 0.80× req/s', met: false });
-      return undefined;
+      return started;
     }
     // Node adds Date, Connection and Keep-Alive itself, and Content-Length is recomputed.
     const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
@@ -177,38 +183,46 @@ async function measureCached(bench: Bench): Promise<NodeChild | undefined> {
     const file = join(tmp, 'response.json');
     writeFileSync(file, JSON.stringify({ status: 200, headers: fixed, bodyBase64: hit.body.toString('base64') }));
     // Built and flagged as the service is: the floor is node:http as npm start would run it.
-    bare = await startNodeChild({ script: compileScript('scripts/bench/bare-server.ts'), nodeArgs: npmStart.nodeArgs, args: [file], ready: /listening on (http:\/\/\S+)/ });
+    const bare = await startNodeChild({ script: compileScript('scripts/bench/bare-server.ts'), nodeArgs: npmStart.nodeArgs, args: [file], ready: /listening on (http:\/\/\S+)/ });
+    started.push(bare);
     log(`bare node:http server pid ${bare.pid} at ${bare.ready}; cached body ${hit.body.length} bytes`);
+    const logged = await bench.startService('info');
+    started.push(logged);
+    const pathAndQuery = `${new URL(cachedUrl).pathname}${new URL(cachedUrl).search}`;
+    if ((await fetchRaw(`${logged.ready}${pathAndQuery}`, headers)).status !== 200) throw new Error('cached usage.api-counts: the logging service did not answer 200');
+    log(`service with LOG_LEVEL=info pid ${logged.pid} at ${logged.ready}`);
+    const wrkSide = (label: string, child: NodeChild, base: string, agent: ReturnType<typeof keepAliveAgent>): Side => ({
+      label,
+      call: httpGet(agent, `${base}${pathAndQuery}`, headers),
+      wrk: { bin: bench.wrk, target: { url: `${base}${pathAndQuery}`, headers } },
+      cpuMs: child.cpuMs,
+      alive: child.exited,
+    });
     for (const conc of [1, 32]) {
       log(`cached usage.api-counts, concurrency ${conc}`);
-      const a1 = keepAliveAgent(conc);
-      const a2 = keepAliveAgent(conc);
-      const bareUrl = `${bare.ready}${new URL(cachedUrl).pathname}${new URL(cachedUrl).search}`;
-      const [s, b] = await measure(timing,
-        [
-          { label: 'service', call: httpGet(a1, cachedUrl, headers), wrk: { bin: bench.wrk, target: { url: cachedUrl, headers } }, cpuMs: svc.cpuMs, alive: svc.exited },
-          { label: 'bare node:http', call: httpGet(a2, bareUrl, headers), wrk: { bin: bench.wrk, target: { url: bareUrl, headers } }, cpuMs: bare.cpuMs },
-        ],
-        conc,
-      );
-      a1.destroy();
-      a2.destroy();
-      const ratio = s!.rps / b!.rps;
-      tableRows.push({
-        part: '2',
-        measurement: `usage.api-counts, cached (${hit.body.length} B)`,
-        rows: compact(args.rows),
-        conc: String(conc),
-        service: s!,
-        floorLabel: 'bare node:http',
-        floor: b!,
-        result: `${fmt(ratio)}× req/s; CPU/call ${fmt(s!.cpuPerCall * 1000, 0)} vs ${fmt(b!.cpuPerCall * 1000, 0)} µs${failed(s!)}`,
-        target: '≥ 0.80× req/s',
-        met: ratio >= 0.8,
-      });
+      const agents = [keepAliveAgent(conc), keepAliveAgent(conc), keepAliveAgent(conc)] as const;
+      const sides = [wrkSide('service', svc, svc.ready, agents[0]), wrkSide('bare node:http', bare, bare.ready, agents[1])];
+      if (conc === 32) sides.push(wrkSide('service, LOG_LEVEL=info', logged, logged.ready, agents[2]));
+      const [s, b, l] = await measure(timing, sides, conc);
+      for (const a of agents) a.destroy();
+      for (const [summary, logging] of [[s!, 'silent'], ...(l ? [[l, 'info'] as const] : [])] as const) {
+        const ratio = summary.rps / b!.rps;
+        tableRows.push({
+          part: '2',
+          measurement: `usage.api-counts, cached (${hit.body.length} B), LOG_LEVEL=${logging}`,
+          rows: compact(args.rows),
+          conc: String(conc),
+          service: summary,
+          floorLabel: 'bare node:http',
+          floor: b!,
+          result: `${fmt(ratio)}× req/s; CPU/call ${fmt(summary.cpuPerCall * 1000, 0)} vs ${fmt(b!.cpuPerCall * 1000, 0)} µs${failed(summary)}`,
+          target: '≥ 0.80× req/s',
+          met: ratio >= 0.8,
+        });
+      }
     }
   }
-  return bare;
+  return started;
 }
 
 /** 3: the usage.api-counts refresh itself, directly on PostgreSQL (and the EXPLAINs with --explain). */
@@ -355,7 +369,7 @@ async function main(): Promise<void> {
   log(`starting a throwaway PostgreSQL`);
   const server = await startPostgres();
   let service: NodeChild | undefined;
-  let bare: NodeChild | undefined;
+  let extra: NodeChild[] = [];
   const tmp = mkdtempSync(join(tmpdir(), 'bench-'));
   const admin = new pg.Pool({ connectionString: server.url, max: 4 });
   let direct: pg.Pool | undefined;
@@ -383,6 +397,15 @@ async function main(): Promise<void> {
     const directCall = (c: { sql: string; params: (string | null)[] }): Call => async () => {
       await directPool.query({ text: c.sql, values: c.params });
     };
+    const startService = (logLevel: string): Promise<NodeChild> =>
+      startNodeChild({
+        script: npmStart.script,
+        nodeArgs: [...npmStart.nodeArgs, ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(REPO_ROOT, '.bench', 'profiles')] : [])],
+        // One client with one token drives all the load: the per-token statement limit would turn most
+        // of a c=32 run into 429s, so it is lifted (the bench measures throughput, not fairness).
+        env: { DATABASE_URL: url, ACCESS_TOKENS: token, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: logLevel, POOL_MAX: String(config.poolMax), MAX_STATEMENTS_PER_TOKEN: '10000' },
+        ready: /listening on (http:\/\/\S+)/,
+      });
 
     const logsParams = { project: 'default' };
     const logsBound = boundCall(logsAll, logsParams);
@@ -403,14 +426,7 @@ async function main(): Promise<void> {
       seeded = stage;
 
       if (service === undefined) {
-        service = await startNodeChild({
-          script: npmStart.script,
-          nodeArgs: [...npmStart.nodeArgs, ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(REPO_ROOT, '.bench', 'profiles')] : [])],
-          // One client with one token drives all the load: the per-token statement limit would turn most
-          // of a c=32 run into 429s, so it is lifted (the bench measures throughput, not fairness).
-          env: { DATABASE_URL: url, ACCESS_TOKENS: token, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_MAX: String(config.poolMax), MAX_STATEMENTS_PER_TOKEN: '10000' },
-          ready: /listening on (http:\/\/\S+)/,
-        });
+        service = await startService('silent');
         log(`service pid ${service.pid} at ${service.ready}: ${npmStartText}`);
         // The service and the floor must return the same rows.
         const sample = await fetchRaw(`${service.ready}${query('/api/endpoints/query/logs.all', logsParams)}`, headers);
@@ -419,24 +435,24 @@ async function main(): Promise<void> {
         if (sample.status !== 200 || served.length !== rows.length || served[0]?.id !== rows[0]?.id) {
           throw new Error(`logs.all: the service (${sample.status}, ${served.length} rows) and direct pg (${rows.length} rows) disagree`);
         }
-        b = { args, config, service, directPool, directCall, logsBound, logsParams, apiCounts, headers, wrk: ensureWrk(), tmp, tableRows: [], explains: [] };
+        b = { args, config, service, startService, directPool, directCall, logsBound, logsParams, apiCounts, headers, wrk: ensureWrk(), tmp, tableRows: [], explains: [] };
       }
       await measureLogs(b!, stage, growth);
     }
 
     const bench = b!;
-    if (args.only.has('cached')) bare = await measureCached(bench);
+    if (args.only.has('cached')) extra = await measureCached(bench);
     await measureRefresh(bench);
     if (args.only.has('growth')) growthRows(bench, growth);
     rssRow(bench);
     if (args.only.has('ingest')) await ingestRows(bench, adminDb);
 
-    await bare?.stop();
+    for (const child of extra) await child.stop();
     await bench.service.stop();
     if (args.profile) log(`CPU profile(s) in .bench/profiles: ${latestProfiles().join(', ')}`);
     report(bench, pgVersion, load0, started);
   } finally {
-    await bare?.stop().catch(() => {});
+    for (const child of extra) await child.stop().catch(() => {});
     await service?.stop().catch(() => {});
     await direct?.end().catch(() => {});
     await adminDb?.end().catch(() => {});

@@ -67,15 +67,18 @@ export async function startNodeChild(opts: {
     };
     child.once('exit', (code, signal) => fail(new Error(`${opts.script} exited (${signal ?? code}) before it was ready`)));
     child.once('error', fail);
-    child.stdout!.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       out += c;
       const m = opts.ready.exec(out);
       if (m) {
         clearTimeout(timer);
+        // Ready: stop collecting (a logging child writes a line per request from now on).
+        child.stdout!.off('data', onData);
         child.removeAllListeners('exit');
         resolve(m[1] ?? m[0]);
       }
-    });
+    };
+    child.stdout!.on('data', onData);
   });
   // BENCH_CHILD_LOG=1 passes the children's output through (debugging); otherwise it is discarded.
   if (process.env.BENCH_CHILD_LOG === '1') {

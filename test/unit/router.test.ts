@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { matchRoute, splitTarget } from '../../src/http/router.ts';
+import { matchRoute, splitTarget, TargetMemo, TARGET_MEMO_MAX_CHARS } from '../../src/http/router.ts';
 
 const ROUTES: [string, unknown][] = [
   ['/health', { kind: 'health' }],
@@ -44,3 +44,27 @@ const TARGETS: [string, { pathname: string; search: string }][] = [
 for (const [url, expected] of TARGETS) {
   test(`splitTarget(${JSON.stringify(url)})`, () => assert.deepEqual(splitTarget(url), expected));
 }
+
+test('TargetMemo: a repeated target is the same resolution (same strings), equal to splitting and matching it', () => {
+  const memo = new TargetMemo();
+  const url = '/api/endpoints/query/usage.api-counts?interval=daily&project=default';
+  const first = memo.resolve(url);
+  assert.deepEqual(first, { ...splitTarget(url), match: matchRoute(splitTarget(url).pathname) });
+  assert.equal(memo.resolve(url), first);
+  // A target that matches nothing is remembered as such, so its 404 is answered the same way.
+  assert.equal(memo.resolve('/nope?x=1').match, null);
+});
+
+test('TargetMemo: bounded, oldest first; targets longer than TARGET_MEMO_MAX_CHARS are resolved each time', () => {
+  const memo = new TargetMemo(2);
+  const a = memo.resolve('/health?a');
+  memo.resolve('/health?b');
+  assert.equal(memo.resolve('/health?a'), a);
+  memo.resolve('/health?c'); // evicts the oldest insertion, /health?a
+  assert.notEqual(memo.resolve('/health?a'), a);
+  assert.deepEqual(memo.resolve('/health?a'), a);
+  const long = `/api/endpoints/query/logs.all?sql=${'x'.repeat(TARGET_MEMO_MAX_CHARS)}`;
+  const once = memo.resolve(long);
+  assert.notEqual(memo.resolve(long), once);
+  assert.deepEqual(memo.resolve(long), once);
+});

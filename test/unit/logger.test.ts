@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createLogger } from '../../src/ops/logger.ts';
+import type { LogLevel } from '../../src/ops/config.ts';
+
+function capture(level: LogLevel) {
+  const lines: { line: string; level: LogLevel }[] = [];
+  return { lines, logger: createLogger(level, (line, lvl) => lines.push({ line, level: lvl })) };
+}
+
+test('a line is one JSON object: time, level, msg, then the fields in their order; undefined fields left out', () => {
+  const { lines, logger } = capture('info');
+  logger.info('request', { request_id: 'r-1', status: 200, rows: undefined, path: '/a"b\n' });
+  logger.warn('no fields');
+  assert.equal(lines.length, 2);
+  const first = JSON.parse(lines[0]!.line) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(first), ['time', 'level', 'msg', 'request_id', 'status', 'path']);
+  assert.deepEqual({ ...first, time: undefined }, { time: undefined, level: 'info', msg: 'request', request_id: 'r-1', status: 200, path: '/a"b\n' });
+  assert.match(first.time as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.ok(Math.abs(Date.parse(first.time as string) - Date.now()) < 5_000);
+  assert.deepEqual(Object.keys(JSON.parse(lines[1]!.line) as object), ['time', 'level', 'msg']);
+  assert.equal(lines[1]!.level, 'warn');
+});
+
+test('levels below the configured one are dropped, and enabled() says so', () => {
+  const table: [LogLevel, string[]][] = [
+    ['debug', ['debug', 'info', 'warn', 'error']],
+    ['info', ['info', 'warn', 'error']],
+    ['warn', ['warn', 'error']],
+    ['error', ['error']],
+    ['silent', []],
+  ];
+  for (const [configured, written] of table) {
+    const { lines, logger } = capture(configured);
+    for (const lvl of ['debug', 'info', 'warn', 'error'] as const) logger[lvl]('m');
+    assert.deepEqual(lines.map((l) => l.level), written, configured);
+    assert.deepEqual((['debug', 'info', 'warn', 'error'] as const).filter((l) => logger.enabled(l)), written, configured);
+  }
+});

@@ -51,18 +51,23 @@ function parsersFor(shape: ResponseShape): Record<number, (text: string) => unkn
   return { ...textParsers(shape), ...Object.fromEntries(RAW_JSON_OIDS[shape].map((oid) => [oid, json])) };
 }
 
-/** Whether a result takes more than `limit` bytes, near enough: string lengths, 8 for anything else. */
-function overLimit(rows: readonly Record<string, unknown>[], limit: number): boolean {
+/** A row's size, near enough: string lengths, 8 for anything else. */
+function rowBytes(row: Record<string, unknown>): number {
   let bytes = 0;
-  for (const row of rows) {
-    for (const key in row) {
-      const v = row[key];
-      bytes += key.length + (typeof v === 'string' ? v.length : 8);
-    }
-    if (bytes > limit) return true;
+  for (const key in row) {
+    const v = row[key];
+    bytes += key.length + (typeof v === 'string' ? v.length : 8);
   }
-  return false;
+  return bytes;
 }
+
+/** The cursor a statement is read through (one statement at a time per worker). */
+const CURSOR = 'endpoints_result';
+/** Rows of the first FETCH: one, to learn how large rows are before asking for many. */
+const FIRST_BATCH_ROWS = 1;
+/** Later FETCHes ask for about this many bytes of rows (and at most MAX_BATCH_ROWS rows). */
+const BATCH_BYTES = 1 << 20;
+const MAX_BATCH_ROWS = 10_000;
 
 async function start(init: WorkerStart): Promise<void> {
   const port = parentPort!;
@@ -71,6 +76,9 @@ async function start(init: WorkerStart): Promise<void> {
   const db = init.dataDir === null ? new PGlite(options) : new PGlite(init.dataDir, options);
   await db.waitReady;
   await db.exec(init.setup);
+  // Statements are read through a cursor (below); plan them for the whole result, as without one
+  // (the default 0.1 favours plans that return the first rows fast).
+  await db.exec('set cursor_tuple_fraction = 1');
 
   const reply = (r: Reply, transfer: ArrayBuffer[] = []) => port.postMessage(r, transfer);
   const rowsReply = (id: number, result: Results<Record<string, unknown>>): Reply => ({
@@ -93,11 +101,8 @@ async function start(init: WorkerStart): Promise<void> {
 
   async function run(job: Job): Promise<void> {
     switch (job.kind) {
-      case 'query': {
-        const result = await db.query<Record<string, unknown>>(job.sql, job.params as unknown[]);
-        if (overLimit(result.rows, init.maxResultBytes)) throw resultTooLarge(init.maxResultBytes);
-        return reply(rowsReply(job.id, result));
-      }
+      case 'query':
+        return reply(rowsReply(job.id, await readThroughCursor(job.sql, job.params)));
       case 'admin': {
         // Writes (schema, demo data, test fixtures) opt out of the session's read-only default explicitly.
         const result = await db.transaction(async (tx) => {
@@ -121,6 +126,37 @@ async function start(init: WorkerStart): Promise<void> {
         return;
     }
   }
+  /**
+   * Run a statement and read its rows a batch at a time, counting bytes as they arrive. PGlite
+   * builds what it returns in WASM memory, which is this process's memory and never shrinks: read
+   * whole, a result past the byte limit would already be held (and kept) before it could be
+   * refused. Through a cursor, no more than one batch (about BATCH_BYTES, or one row) is ever held
+   * past the limit. The statement is the caller's validated SELECT; values stay bound parameters.
+   */
+  async function readThroughCursor(sql: string, params: readonly unknown[]): Promise<Results<Record<string, unknown>>> {
+    return db.transaction(async (tx) => {
+      await tx.query(`declare ${CURSOR} no scroll cursor for ${sql}`, params as unknown[]);
+      const rows: Record<string, unknown>[] = [];
+      let fields: Results['fields'] = [];
+      let bytes = 0;
+      let batch = FIRST_BATCH_ROWS;
+      for (;;) {
+        const r = await tx.query<Record<string, unknown>>(`fetch forward ${batch} from ${CURSOR}`);
+        fields = r.fields;
+        let batchBytes = 0;
+        for (const row of r.rows) {
+          batchBytes += rowBytes(row);
+          rows.push(row);
+        }
+        bytes += batchBytes;
+        if (bytes > init.maxResultBytes) throw resultTooLarge(init.maxResultBytes);
+        if (r.rows.length < batch) break;
+        batch = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(BATCH_BYTES / Math.max(1, batchBytes / r.rows.length))));
+      }
+      return { rows, fields, affectedRows: 0 };
+    });
+  }
+
   port.postMessage({ ready: true });
 }
 

@@ -34,6 +34,11 @@ test('encodeResult writes what JSON.stringify({ result }) writes for plain value
     { id: 'a"\\\n\u2028', n: 42, big: '9007199254740993', ok: true, none: null, nested: { '1': [1, 'x'], __proto__x: 2 } },
     { id: 'b', skipped: undefined, f: 1.5 },
     {},
+    // Runs of rows with the same keys reuse their labels; a leading undefined moves the comma.
+    { a: undefined, b: 1 },
+    { a: 2, b: 3 },
+    { a: 4, b: undefined },
+    { b: 5, a: 6 },
   ];
   assert.equal(encodeResult(rows).toString('utf8'), JSON.stringify({ result: rows }));
   assert.equal(encodeResult([]).toString('utf8'), '{"result":[]}');

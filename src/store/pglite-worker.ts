@@ -141,6 +141,7 @@ async function start(init: WorkerStart): Promise<void> {
       let bytes = 0;
       let batch = FIRST_BATCH_ROWS;
       for (;;) {
+        // FETCH takes its count as a literal, never a parameter; this one is our own integer.
         const r = await tx.query<Record<string, unknown>>(`fetch forward ${batch} from ${CURSOR}`);
         fields = r.fields;
         let batchBytes = 0;

@@ -166,7 +166,8 @@ async function measureCached(bench: Bench): Promise<NodeChild[]> {
   const { args, service: svc, headers, tmp, tableRows } = bench;
   const started: NodeChild[] = [];
   if (args.only.has('cached')) {
-    const cachedUrl = `${svc.ready}${query('/api/endpoints/query/usage.api-counts', { interval: 'daily', project: 'default' })}`;
+    const pathAndQuery = query('/api/endpoints/query/usage.api-counts', { interval: 'daily', project: 'default' });
+    const cachedUrl = `${svc.ready}${pathAndQuery}`;
     const miss = await fetchRaw(cachedUrl, headers);
     const hit = await fetchRaw(cachedUrl, headers);
     if (miss.status !== 200 || hit.status !== 200 || !/\bhit\b/.test(rawHeader(hit.rawHeaders, 'cache-status') ?? '')) {
@@ -188,7 +189,6 @@ async function measureCached(bench: Bench): Promise<NodeChild[]> {
     log(`bare node:http server pid ${bare.pid} at ${bare.ready}; cached body ${hit.body.length} bytes`);
     const logged = await bench.startService('info');
     started.push(logged);
-    const pathAndQuery = `${new URL(cachedUrl).pathname}${new URL(cachedUrl).search}`;
     if ((await fetchRaw(`${logged.ready}${pathAndQuery}`, headers)).status !== 200) throw new Error('cached usage.api-counts: the logging service did not answer 200');
     log(`service with LOG_LEVEL=info pid ${logged.pid} at ${logged.ready}`);
     const wrkSide = (label: string, child: NodeChild, base: string, agent: ReturnType<typeof keepAliveAgent>): Side => ({

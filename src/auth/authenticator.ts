@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { BoundedMemo } from '../bounded-memo.ts';
 import { parseGrant, tokenDigest, type TokenGrant } from './access-tokens.ts';
 import { ConfigError } from '../ops/config.ts';
 import { HttpError } from '../errors.ts';
@@ -94,15 +95,12 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
   // Tokens already matched → their grant: a hit skips the SHA-256 and the comparisons (every call
   // carries a token). Only valid tokens enter, so random ones cannot churn it; a miss still does
   // the constant-time comparison against every grant.
-  const known = new Map<string, number>();
+  const known = new BoundedMemo<number>(KNOWN_TOKENS, Infinity);
   const principalOf = (headers: IncomingHttpHeaders): Principal => {
     const token = presentedToken(headers);
     const hit = token === null ? undefined : known.get(token);
     if (hit !== undefined) return principals[hit]!;
-    const i = match(headers, digests);
-    if (known.size >= KNOWN_TOKENS) known.delete(known.keys().next().value!);
-    known.set(token!, i);
-    return principals[i]!;
+    return principals[known.set(token!, match(headers, digests))]!;
   };
   return Object.freeze({
     check(headers: IncomingHttpHeaders): Principal {

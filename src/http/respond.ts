@@ -6,7 +6,7 @@ import { HttpError } from '../errors.ts';
 /**
  * Response headers in node:http's flat form, name, value, name, value…: writeHead reads an array
  * by index, where an object costs a for-in walk and an own-property check per header, and the
- * parts that never change (CORS, a cached result's own headers) are built once and concatenated.
+ * parts that never change (CORS, a cached result's own headers) are built once and copied in.
  */
 export type HeaderList = readonly (string | number)[];
 

@@ -1,3 +1,5 @@
+import { BoundedMemo } from '../bounded-memo.ts';
+
 /** The service's routes, matched by hand: a handful of fixed paths and one parameterised prefix. */
 export type Route =
   | { kind: 'health' }
@@ -81,22 +83,19 @@ export const TARGET_MEMO_MAX_CHARS = 2048;
 /**
  * Request targets resolved once: a chart or a script repeats the same URL, so a repeat is one map
  * lookup, and its path, query string and stored-query name are the same strings each time (their
- * hashes already computed for the lookups that follow). Bounded; the oldest entry goes first.
+ * hashes already computed for the lookups that follow).
  */
 export class TargetMemo {
-  private readonly memo = new Map<string, ResolvedTarget>();
+  private readonly memo: BoundedMemo<ResolvedTarget>;
 
-  constructor(private readonly max = TARGET_MEMO_MAX) {}
+  constructor(maxEntries = TARGET_MEMO_MAX) {
+    this.memo = new BoundedMemo(maxEntries, TARGET_MEMO_MAX_CHARS);
+  }
 
   resolve(url: string): ResolvedTarget {
     const known = this.memo.get(url);
     if (known !== undefined) return known;
     const { pathname, search } = splitTarget(url);
-    const resolved: ResolvedTarget = Object.freeze({ pathname, search, match: matchRoute(pathname) });
-    if (url.length <= TARGET_MEMO_MAX_CHARS) {
-      if (this.memo.size >= this.max) this.memo.delete(this.memo.keys().next().value!);
-      this.memo.set(url, resolved);
-    }
-    return resolved;
+    return this.memo.set(url, Object.freeze({ pathname, search, match: matchRoute(pathname) }));
   }
 }

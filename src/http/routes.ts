@@ -1,6 +1,6 @@
 /**
  * What each route does once matched, keyed by route kind: the HTTP layer reads the request, asks
- * the part that owns the decision (auth, registry, the query's run, metrics), and writes the answer.
+ * the part that owns the decision (auth, registry, runQuery, metrics), and writes the answer.
  */
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../ops/config.ts';
@@ -13,7 +13,7 @@ import type { Registry, StoredQuery } from '../query/registry.ts';
 import type { StatementSlots } from '../query/fairness.ts';
 import type { Dialect } from '../query/dialect/dialect.ts';
 import type { PreparedCalls } from '../query/prepared-calls.ts';
-import { cachedAnswer, loadAnswer, type QueryAnswer } from '../query/run-query.ts';
+import { runQuery, type QueryAnswer } from '../query/run-query.ts';
 import { HttpError } from '../errors.ts';
 import { mapDbError } from '../store/db-errors.ts';
 import type { Engine } from '../store/engine.ts';
@@ -82,16 +82,15 @@ function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: 
   const redact = redactionApplies(q.redactPii, ctx.req.headers[REDACT_HEADER]);
   if (ctx.req.method === 'POST') return queryWithBody(deps, ctx, q, search, redact, principal);
   // A GET (or HEAD) is its query string: prepared once per distinct one, and a hit answered at once.
-  const call = deps.prepared.fromSearch(q, search, redact);
-  const hit = cachedAnswer(deps, call);
-  if (hit !== undefined) return answer(ctx, hit);
-  return loadAnswer(deps, call, ctx, principal).then((a) => answer(ctx, a));
+  const run = runQuery(deps, deps.prepared.fromSearch(q, search, redact), ctx, principal);
+  if (run instanceof Promise) return run.then((a) => answer(ctx, a));
+  answer(ctx, run);
 }
 
 /** A POST adds its JSON body to the query string's parameters. */
 async function queryWithBody(deps: RouteDeps, ctx: RequestContext, q: StoredQuery, search: string, redact: boolean, principal: Principal): Promise<void> {
   const call = deps.prepared.prepare(q, await readInput(ctx.req, search, deps.config.maxBodyBytes), redact);
-  answer(ctx, cachedAnswer(deps, call) ?? (await loadAnswer(deps, call, ctx, principal)));
+  answer(ctx, await runQuery(deps, call, ctx, principal));
 }
 
 function answer(ctx: RequestContext, a: QueryAnswer): void {

@@ -5,6 +5,7 @@
  * looks its preparation up. Bounded (LRU by use); a refused call is never remembered, so its
  * error is worked out, and reported, each time.
  */
+import { BoundedMemo } from '../bounded-memo.ts';
 import type { RawParams } from './params.ts';
 import type { StoredQuery } from './registry.ts';
 import { prepareCall, type PreparedCall, type QueryDeps } from './run-query.ts';
@@ -19,10 +20,10 @@ type PrepareDeps = Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeou
 type ParseSearch = (search: string) => { raw: RawParams; sql: string | null };
 
 export class PreparedCalls {
-  // Per stored query, one map for plain and one for redacted answers, keyed by the query string
+  // Per stored query, one memo for plain and one for redacted answers, keyed by the query string
   // itself: no key is built per request, and a memoised request target (router.ts) hands over the
-  // same string each time, hash already computed. Map insertion order is the LRU order.
-  private readonly calls = new Map<StoredQuery, readonly [Map<string, PreparedCall>, Map<string, PreparedCall>]>();
+  // same string each time, hash already computed.
+  private readonly calls = new Map<StoredQuery, readonly [BoundedMemo<PreparedCall>, BoundedMemo<PreparedCall>]>();
 
   constructor(
     private readonly deps: PrepareDeps,
@@ -33,21 +34,17 @@ export class PreparedCalls {
 
   /** The prepared call for a GET of `q` with this query string (read only when not seen before). */
   fromSearch(q: StoredQuery, search: string, redact: boolean): PreparedCall {
-    const parse = this.parse;
-    if (search.length > PREPARED_SEARCH_MAX_CHARS) return this.prepare(q, parse(search), redact);
     let byRedaction = this.calls.get(q);
-    if (byRedaction === undefined) this.calls.set(q, (byRedaction = [new Map(), new Map()]));
+    if (byRedaction === undefined) {
+      byRedaction = [new BoundedMemo(this.max, PREPARED_SEARCH_MAX_CHARS), new BoundedMemo(this.max, PREPARED_SEARCH_MAX_CHARS)];
+      this.calls.set(q, byRedaction);
+    }
     const calls = byRedaction[redact ? 1 : 0];
     const known = calls.get(search);
-    if (known !== undefined) {
-      calls.delete(search);
-      calls.set(search, known);
-      return known;
-    }
-    const call = this.prepare(q, parse(search), redact);
+    if (known !== undefined) return known;
+    const call = this.prepare(q, this.parse(search), redact);
     // Remembered without its translation time: only the call that translated reports it.
     calls.set(search, { ...call, translateMs: undefined });
-    if (calls.size > this.max) calls.delete(calls.keys().next().value!);
     return call;
   }
 

@@ -94,21 +94,23 @@ export function prepareCall(q: StoredQuery, raw: RawParams, callerSql: string | 
 }
 
 /**
- * Running a prepared call is two steps, so that the common case never waits: `cachedAnswer`, the
- * fresh cache entry of a cached call, synchronously; else `loadAnswer`, from the engine (through
- * the cache's single flight when cached, cancellable by its caller when not).
+ * Run a prepared call. A cached call whose entry is fresh is answered synchronously, so the common
+ * case makes no promise; anything else is loaded from the engine: through the cache's single
+ * flight when cached, cancellable by its caller when not.
  */
+export function runQuery(deps: QueryDeps, call: PreparedCall, caller: QueryCaller, owner: object): QueryAnswer | Promise<QueryAnswer> {
+  return cachedAnswer(deps, call) ?? loadAnswer(deps, call, caller, owner);
+}
 
-/** The answer of a cached call whose entry is fresh, synchronously; undefined when it has to be loaded. */
-export function cachedAnswer(deps: Pick<QueryDeps, 'cache'>, call: PreparedCall): QueryAnswer | undefined {
+/** The answer of a cached call whose entry is fresh; undefined when it has to be loaded. */
+function cachedAnswer(deps: Pick<QueryDeps, 'cache'>, call: PreparedCall): QueryAnswer | undefined {
   const { cached } = call;
   if (cached === null) return undefined;
   const hit = deps.cache.hit(cached.key, cached.policy, call.load);
   return hit === undefined ? undefined : { result: hit.result, cache: 'hit', ageMs: hit.ageMs, ttlRemainingMs: hit.ttlRemainingMs, translateMs: call.translateMs };
 }
 
-/** The answer when `cachedAnswer` had none. */
-export async function loadAnswer(deps: QueryDeps, call: PreparedCall, caller: QueryCaller, owner: object): Promise<QueryAnswer> {
+async function loadAnswer(deps: QueryDeps, call: PreparedCall, caller: QueryCaller, owner: object): Promise<QueryAnswer> {
   const { statement, cached, translateMs } = call;
   if (cached === null) {
     // Only an uncached call may be cancelled by its caller: a cached load is shared with other waiters.

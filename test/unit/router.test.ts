@@ -55,14 +55,15 @@ test('TargetMemo: a repeated target is the same resolution (same strings), equal
   assert.equal(memo.resolve('/nope?x=1').match, null);
 });
 
-test('TargetMemo: bounded, oldest first; targets longer than TARGET_MEMO_MAX_CHARS are resolved each time', () => {
+test('TargetMemo: bounded, least recently used first; targets longer than TARGET_MEMO_MAX_CHARS are resolved each time', () => {
   const memo = new TargetMemo(2);
   const a = memo.resolve('/health?a');
-  memo.resolve('/health?b');
+  const b = memo.resolve('/health?b');
+  assert.equal(memo.resolve('/health?a'), a); // a is now the most recent
+  memo.resolve('/health?c'); // evicts b
   assert.equal(memo.resolve('/health?a'), a);
-  memo.resolve('/health?c'); // evicts the oldest insertion, /health?a
-  assert.notEqual(memo.resolve('/health?a'), a);
-  assert.deepEqual(memo.resolve('/health?a'), a);
+  assert.notEqual(memo.resolve('/health?b'), b);
+  assert.deepEqual(memo.resolve('/health?b'), b);
   const long = `/api/endpoints/query/logs.all?sql=${'x'.repeat(TARGET_MEMO_MAX_CHARS)}`;
   const once = memo.resolve(long);
   assert.notEqual(memo.resolve(long), once);

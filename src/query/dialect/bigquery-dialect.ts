@@ -4,6 +4,7 @@
  * Imported only in that mode: the deparser and the translator cost the default mode nothing.
  */
 import { performance } from 'node:perf_hooks';
+import { BoundedMemo } from '../../bounded-memo.ts';
 import { HttpError } from '../../errors.ts';
 import { composeSandboxed } from '../sandbox/compose.ts';
 import type { SqlParser } from '../sandbox/sql-parser.ts';
@@ -20,14 +21,12 @@ const QUOTED_CHARS = 600;
 
 /** BigQuery dialect: translation memoised per stored query and sql text (LRU), refusals included. */
 export function bigQueryDialect(parser: SqlParser): Dialect {
-  const memos = new WeakMap<SandboxTemplate, Map<string, string | HttpError>>();
+  const memos = new WeakMap<SandboxTemplate, BoundedMemo<string | HttpError>>();
   const translate = (template: SandboxTemplate, sql: string): { text: string; ms: number | undefined } => {
     let memo = memos.get(template);
-    if (memo === undefined) memos.set(template, (memo = new Map()));
+    if (memo === undefined) memos.set(template, (memo = new BoundedMemo(MEMO_ENTRIES, MEMO_MAX_CHARS)));
     const known = memo.get(sql);
     if (known !== undefined) {
-      memo.delete(sql);
-      memo.set(sql, known);
       if (known instanceof HttpError) throw known;
       return { text: known, ms: undefined };
     }
@@ -39,10 +38,7 @@ export function bigQueryDialect(parser: SqlParser): Dialect {
       if (!(err instanceof HttpError)) throw err;
       outcome = err;
     }
-    if (sql.length <= MEMO_MAX_CHARS) {
-      memo.set(sql, outcome);
-      if (memo.size > MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
-    }
+    memo.set(sql, outcome);
     if (outcome instanceof HttpError) throw outcome;
     return { text: outcome, ms: performance.now() - started };
   };

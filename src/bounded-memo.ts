@@ -1,0 +1,44 @@
+/**
+ * What a request works out that a later one repeats (a resolved request target, a prepared call, a
+ * translation, a matched token), remembered by a string key and bounded: at most `maxEntries`, the
+ * least recently used dropped first (a Map's insertion order is its use order here), and a key
+ * longer than `maxKeyChars` never held, since working it out again is cheaper than holding large
+ * texts (a long `sql`).
+ */
+export class BoundedMemo<V> {
+  private readonly entries = new Map<string, V>();
+  /** The most recently used key: using it again moves nothing. */
+  private newest: string | undefined;
+
+  constructor(
+    readonly maxEntries: number,
+    readonly maxKeyChars: number,
+  ) {}
+
+  /** The value remembered for `key`, now the most recently used; undefined when there is none. */
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined && key !== this.newest) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+      this.newest = key;
+    }
+    return value;
+  }
+
+  /** Remember `value` for `key` (unless the key is too long to hold); returns `value`. */
+  set(key: string, value: V): V {
+    if (key.length <= this.maxKeyChars) {
+      // Set again, an existing key keeps its place in the order: move it first.
+      this.entries.delete(key);
+      this.entries.set(key, value);
+      this.newest = key;
+      if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    }
+    return value;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,12 +14,13 @@ import { activeSleeps, waitFor } from './support/ops.ts';
 import { SLOW_QUERIES_DIR } from './support/slow-queries.ts';
 import { TOKEN } from './support/service.ts';
 import { npmStartCommand } from '../scripts/lib/npm-start.ts';
+import { SETTINGS } from '../src/ops/config.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Built once for the whole file, as `npm start`'s prestart does. */
 const START = npmStartCommand();
 /** Every variable the service reads: the parent's values must not leak into the child. */
-const SERVICE_VARS = ['PORT', 'HOST', 'DATABASE_URL', 'LOG_SCHEMA', 'ACCESS_TOKENS', 'ACCESS_TOKENS_FILE', 'METRICS_TOKEN', 'DATA_DIR', 'SEED_ROWS', 'STATEMENT_TIMEOUT_MS', 'POOL_MAX', 'CONNECT_TIMEOUT_MS', 'CACHE_MAX_ENTRIES', 'CACHE_MAX_BYTES', 'CORS_ORIGIN', 'MAX_BODY_BYTES', 'MAX_URL_BYTES', 'LOG_LEVEL', 'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'KEEP_ALIVE_TIMEOUT_MS', 'DRAIN_TIMEOUT_MS', 'QUERIES_DIR'];
+const SERVICE_VARS = Object.keys(SETTINGS);
 
 interface Running {
   child: ChildProcess;
@@ -93,6 +94,29 @@ describe('the process', () => {
     const { code } = await p.exited;
     assert.equal(code, 0);
     assert.ok(jsonLines(p.stdout()).some((l) => l.msg === 'shut down' && l.signal === 'SIGINT'));
+  });
+
+  test('embedded: DATA_DIR keeps the store across restarts (seeded once); without it, a temporary directory removed on exit', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'proc-embedded-'));
+    const run = async (env: Record<string, string>) => {
+      const p = track(spawnMain({ PORT: '0', SEED_ROWS: '20', LOG_LEVEL: 'info', ACCESS_TOKENS: TOKEN, TMPDIR: tmp, ...env }));
+      const url = await listening(p);
+      const res = await fetch(`${url}/api/endpoints/query/logs.all?project=default`, { headers: { 'X-API-KEY': TOKEN } });
+      const rows = ((await res.json()) as { result: unknown[] }).result.length;
+      const storesWhileUp = readdirSync(tmp).filter((n) => n.startsWith('endpoints-pglite-')).length;
+      p.child.kill('SIGTERM');
+      assert.equal((await p.exited).code, 0);
+      const seeded = jsonLines(p.stdout()).some((l) => l.msg === 'embedded store seeded with demo logs');
+      return { rows, seeded, storesWhileUp, storesAfter: readdirSync(tmp).filter((n) => n.startsWith('endpoints-pglite-')).length };
+    };
+    const dataDir = join(tmp, 'store');
+    const first = await run({ DATA_DIR: dataDir });
+    const second = await run({ DATA_DIR: dataDir });
+    assert.ok(first.rows > 0);
+    assert.deepEqual([first.seeded, second.seeded, second.rows], [true, false, first.rows]);
+    assert.deepEqual([first.storesWhileUp, second.storesWhileUp], [0, 0]);
+    const temporary = await run({});
+    assert.deepEqual([temporary.seeded, temporary.storesWhileUp, temporary.storesAfter], [true, 1, 0]);
   });
 
   describe('on real PostgreSQL', () => {

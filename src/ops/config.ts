@@ -14,6 +14,8 @@ export interface Config {
   /** Token required by GET /metrics; null: any unscoped access token. */
   metricsToken: TokenGrant | null;
   dataDir: string | null;
+  /** The embedded store's WASM memory cap, MiB (pglite-engine.ts). */
+  embeddedMemoryMb: number;
   statementTimeoutMs: number;
   callerStatementTimeoutMs: number;
   maxStatementsPerToken: number;
@@ -76,7 +78,8 @@ export const SETTINGS = Object.freeze({
   ACCESS_TOKENS: { default: '–', help: 'comma-separated tokens (at least 16 characters each, or `sha256:<hex>`); each may call every stored query' },
   ACCESS_TOKENS_FILE: { default: '–', help: 'file of tokens, optionally hashed and scoped to stored queries ([format](#access-tokens-and-scopes))' },
   METRICS_TOKEN: { default: '–', help: 'token `GET /metrics` requires (plain or `sha256:<hex>`); unset: any unscoped access token' },
-  DATA_DIR: { default: '–', help: 'directory of the embedded store; in memory when unset' },
+  DATA_DIR: { default: '–', help: 'directory of the embedded store; unset: a temporary directory, removed when the service stops' },
+  EMBEDDED_MEMORY_MB: { default: '256', range: [160, 2048], help: 'memory the embedded store\'s PostgreSQL may use (MiB of WASM memory, 128 of them from the start); a statement needing more fails with 400 `resource_limit`' },
   SEED_ROWS: { default: '5000', range: [0, 10_000_000], help: 'edge rows of demo data written to an empty embedded store (others proportional)' },
   STATEMENT_TIMEOUT_MS: { default: '15000', range: [1, 3_600_000], help: 'per statement, enforced by PostgreSQL (the embedded engine: by replacing its worker)' },
   CALLER_STATEMENT_TIMEOUT_MS: { default: '5000', range: [1, 3_600_000], help: 'statement timeout for calls with caller `sql` or a regular-expression parameter (at most `STATEMENT_TIMEOUT_MS`)' },
@@ -165,6 +168,7 @@ export function readConfig(env: Env = process.env): Config {
     accessTokens,
     metricsToken,
     dataDir: str('DATA_DIR') ?? null,
+    embeddedMemoryMb: int('EMBEDDED_MEMORY_MB'),
     statementTimeoutMs,
     callerStatementTimeoutMs: Math.min(int('CALLER_STATEMENT_TIMEOUT_MS'), statementTimeoutMs),
     // Studio calls with one token for all its users (LOGFLARE_PRIVATE_ACCESS_TOKEN): half the pool

@@ -15,6 +15,7 @@ export async function openEmbeddedStore(config: Config, logger: Logger): Promise
     schema: config.logSchema,
     statementTimeoutMs: config.statementTimeoutMs,
     maxResultBytes: config.maxResultBytes,
+    memoryMaxMb: config.embeddedMemoryMb,
     responseShape: responseShape(config),
   });
   await applySchema(admin, config.logSchema);

@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { RawJson } from '../query/encode.ts';
 import type { ResponseShape } from '../query/logflare-shape.ts';
@@ -13,6 +18,8 @@ export interface PgliteEngineOptions {
   statementTimeoutMs: number;
   /** Result byte limit of one statement; default DEFAULT_MAX_RESULT_BYTES. */
   maxResultBytes?: number;
+  /** The most memory PostgreSQL may use (PGlite's WASM memory), MiB; default DEFAULT_EMBEDDED_MEMORY_MB. */
+  memoryMaxMb?: number;
   /** How values are encoded (COMPAT=logflare: Logflare's shape); standard when unset. */
   responseShape?: ResponseShape;
 }
@@ -41,15 +48,41 @@ const WORKER_BOOT = FROM_SOURCES
   ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((api) => { api.register(); return import(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}); })`
   : `import(${JSON.stringify(new URL('./pglite-worker.js', import.meta.url).href)})`;
 
+/**
+ * Make a new cluster in `dir` in a child process. PGlite runs initdb in whichever thread opens a
+ * new directory, and much of what initdb allocates stays with this process after that thread is
+ * gone (measured: RSS 800 MB at its peak, 360 MB after, against 230 MB when the worker opens a
+ * directory that already holds a cluster). A child process returns all of it when it exits.
+ */
+async function initCluster(dir: string): Promise<void> {
+  const script = `const { PGlite } = await import(process.argv[1]); const db = new PGlite(process.argv[2]); await db.waitReady; await db.close();`;
+  await new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, ['--input-type=module', '-e', script, import.meta.resolve('@electric-sql/pglite'), dir], { timeout: INIT_TIMEOUT_MS }, (err, _stdout, stderr) => {
+      if (err) reject(new Error(`embedded database failed to create its store in ${dir}: ${stderr.trim() || err.message}`));
+      else resolve();
+    });
+  });
+}
+
 /** An error the engine reports like PostgreSQL would, so db-errors.ts maps it the same way. */
 function pgError(message: string, code?: string, severity?: string): Error {
   return Object.assign(new Error(message), code === undefined ? {} : { code }, severity === undefined ? {} : { severity });
 }
 
+/** How long making a new cluster may take (about 2 s measured). */
+const INIT_TIMEOUT_MS = 60_000;
+
 /** The worker's V8 heap limit (PGlite's own WASM memory is outside it). */
 const WORKER_HEAP_MB = 1024;
 
-/** The owner of statements that run for nobody in particular (admin writes, refreshes, snapshots). */
+/**
+ * PGlite's WASM memory cap (pglite-worker.ts, capWasmMemory). It starts at 128 MiB; 256 leaves
+ * PostgreSQL ~100 MiB beyond its buffer cache for sorts, hashes and one statement's values (a
+ * value of ~60 MB still builds; 100 MB is refused, 53200).
+ */
+export const DEFAULT_EMBEDDED_MEMORY_MB = 256;
+
+/** The owner of statements that run for nobody in particular (admin writes, refreshes). */
 const NO_OWNER: object = Object.freeze({});
 
 /** How long a statement whose caller went away may still run before its worker is replaced. */
@@ -62,10 +95,16 @@ const CANCELLED = () => pgError('canceling statement due to user request', '5701
  * The embedded engine: PostgreSQL compiled to WASM (PGlite), in a worker thread (pglite-worker.ts)
  * so a statement never blocks the event loop. One statement runs at a time (PGlite has one
  * session); the rest queue here. A statement past `statementTimeoutMs`, or whose caller went away,
- * is answered at once (57014, as PostgreSQL would) and its worker is terminated and replaced: from
- * DATA_DIR, or, in memory, from a snapshot of the store taken after the last write. Every
- * statement of the request path is read-only, so that snapshot is always the current data.
- * A caller who goes away gets its statement cancelled the same way, after CANCEL_GRACE_MS.
+ * is answered at once (57014, as PostgreSQL would) and its worker is terminated and replaced by one
+ * that reopens the same directory. Every statement of the request path is read-only, so a worker
+ * cut off mid-statement leaves the data as it was. A caller who goes away gets its statement
+ * cancelled the same way, after CANCEL_GRACE_MS.
+ *
+ * The store is always a directory: DATA_DIR, or without it one of the engine's own under the OS's
+ * temporary directory, removed by close(). PGlite's in-memory file system would hold the cluster
+ * (~40 MB, 16 of them a WAL segment) in this process's memory a second time beside PostgreSQL's
+ * buffer cache, and a replaced worker would need a copy of it to start from: measured, RSS 495 MB
+ * in memory against 200 MB on a directory.
  */
 export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ engine: Engine; admin: AdminExec }> {
   const setup = sessionSettings(opts.schema, opts.statementTimeoutMs)
@@ -74,22 +113,31 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   const queue: Pending[] = [];
   let worker: Worker | null = null;
   let ready = false;
-  let running: { pending: Pending; id: number; timer: NodeJS.Timeout | undefined } | null = null;
+  let running: { pending: Pending; id: number; timer: NodeJS.Timeout | undefined; tag: number; started: number } | null = null;
   let nextId = 1;
   let closed = false;
-  // In memory: the store as of the last write, to restore a replaced worker from.
-  let snapshot: ArrayBuffer | null = null;
-  let dirty = false;
+  // Without DATA_DIR, a directory of this engine's own that close() removes.
+  const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'endpoints-pglite-'));
   let starting: Promise<void> = Promise.resolve();
-  // Turn-taking between owners: owner → the turn number it last ran at (owners are a bounded set: tokens).
-  const lastTurn = new Map<object, number>();
-  let turns = 0;
+  // Fair shares of the one session between owners (takeTurn): owner → the session time it has
+  // used, in virtual milliseconds (owners are a bounded set: tokens); virtualNow is the start tag
+  // of the statement that last began.
+  const used = new Map<object, number>();
+  let virtualNow = 0;
+  // The owner whose statement made the worker be replaced, charged for its start-up too.
+  let restartCharge: { owner: object; since: number } | null = null;
   // A replacement worker that could not start: the engine is down until the process restarts.
   let startError: Error | null = null;
 
   function spawn(): Promise<void> {
     ready = false;
-    const start: WorkerStart = { dataDir: opts.dataDir, snapshot: opts.dataDir === null ? snapshot : null, setup, maxResultBytes: opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, responseShape: opts.responseShape ?? 'standard' };
+    const start: WorkerStart = {
+      dataDir: dir,
+      setup,
+      maxResultBytes: opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+      memoryMaxBytes: (opts.memoryMaxMb ?? DEFAULT_EMBEDDED_MEMORY_MB) * 2 ** 20,
+      responseShape: opts.responseShape ?? 'standard',
+    };
     // A heap limit of its own: a statement that blows the worker's heap ends the worker, not the process.
     const w = new Worker(WORKER_BOOT, { eval: true, workerData: start, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
     worker = w;
@@ -98,6 +146,8 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
         if (w !== worker) return;
         if ('ready' in msg) {
           ready = true;
+          if (restartCharge !== null) charge(restartCharge.owner, performance.now() - restartCharge.since);
+          restartCharge = null;
           resolve();
           pump();
         } else if ('failed' in msg) {
@@ -105,7 +155,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
         } else if (running !== null && msg.id === running.id) {
           const { pending, timer } = running;
           clearTimeout(timer);
-          running = null;
+          finish(running);
           settle(pending, msg);
           // Not a PostgreSQL error (a WASM trap, memory exhausted): the instance cannot be trusted.
           if (!msg.ok && msg.error.code === undefined) cutOff(undefined, null);
@@ -138,7 +188,8 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
     if (running !== null && running.id === id) {
       clearTimeout(running.timer);
       if (err !== null) running.pending.reject(err);
-      running = null;
+      restartCharge = { owner: running.pending.owner, since: performance.now() };
+      finish(running);
     }
     const old = worker;
     worker = null;
@@ -154,55 +205,48 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
 
   function pump(): void {
     if (!ready || running !== null || worker === null) return;
-    let pending: Pending | undefined;
-    if (dirty && opts.dataDir === null && queue.some((p) => p.body.kind === 'query')) {
-      // Take the snapshot before the next statement: if that one has to be cut off, the
-      // replacement starts from it.
-      dirty = false;
-      pending = {
-        body: { kind: 'dump' },
-        signal: undefined,
-        owner: NO_OWNER,
-        resolve: (reply) => {
-          if ('dump' in reply) snapshot = reply.dump;
-        },
-        reject: () => {
-          dirty = true;
-        },
-      };
-    } else {
-      pending = takeTurn();
-      if (pending === undefined) return;
-    }
+    const current = takeTurn();
+    if (current === undefined) return;
     const id = nextId++;
-    const current = pending;
     const timer = current.body.kind === 'query'
       ? setTimeout(() => cutOff(id, TIMEOUT()), Math.min(opts.statementTimeoutMs, current.timeoutMs ?? Infinity))
       : undefined;
-    running = { pending: current, id, timer };
-    if (current.body.kind === 'admin') dirty = true;
+    running = { pending: current, id, timer, tag: virtualNow, started: performance.now() };
     worker.postMessage({ ...current.body, id } as Job);
   }
 
   /**
-   * The next statement: the queued one whose owner ran least recently (first queued among equals).
-   * One session serves every caller here, so a token with many statements queued takes turns with
-   * the others instead of making them wait behind all of its own.
+   * The next statement: the queued one whose owner has used the least of the session (first
+   * queued among equals). One session serves every caller here, so owners share its time, not its
+   * turns: a token whose statements hold it for seconds (each cut off at the caller timeout, then a
+   * worker start-up, both charged to it) waits while others use as much time, instead of taking
+   * every other turn. This is start-time fair queueing: an owner's statement is tagged with the
+   * later of its owner's used time and the tag of the statement that last began, so time spent
+   * idle earns no credit.
    */
   function takeTurn(): Pending | undefined {
     let best = -1;
-    let bestTurn = Infinity;
+    let bestTag = Infinity;
     for (let i = 0; i < queue.length; i++) {
-      const turn = lastTurn.get(queue[i]!.owner) ?? -1;
-      if (turn < bestTurn) {
+      const tag = Math.max(used.get(queue[i]!.owner) ?? 0, virtualNow);
+      if (tag < bestTag) {
         best = i;
-        bestTurn = turn;
+        bestTag = tag;
       }
     }
     if (best === -1) return undefined;
-    const [pending] = queue.splice(best, 1);
-    lastTurn.set(pending!.owner, turns++);
-    return pending;
+    virtualNow = bestTag;
+    return queue.splice(best, 1)[0];
+  }
+
+  /** The running statement ended (answered or cut off): charge its owner the time it took. */
+  function finish(r: NonNullable<typeof running>): void {
+    running = null;
+    used.set(r.pending.owner, r.tag + (performance.now() - r.started));
+  }
+
+  function charge(owner: object, ms: number): void {
+    used.set(owner, (used.get(owner) ?? virtualNow) + ms);
   }
 
   function submit(body: JobBody, signal?: AbortSignal, timeoutMs?: number, owner: object = NO_OWNER): Promise<Reply> {
@@ -234,7 +278,13 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
     });
   }
 
-  await spawn();
+  try {
+    if (!existsSync(join(dir, 'PG_VERSION'))) await initCluster(dir);
+    await spawn();
+  } catch (err) {
+    if (opts.dataDir === null) rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 
   const engine: Engine = {
     name: 'pglite',
@@ -265,6 +315,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
       await done;
       worker = null;
       await w?.terminate();
+      if (opts.dataDir === null) rmSync(dir, { recursive: true, force: true });
     },
   };
 

@@ -16,20 +16,19 @@ import { textParsers, wrapNestedObjects, type ResponseShape } from '../query/log
 import { resultTooLarge } from './result-limit.ts';
 
 export interface WorkerStart {
-  dataDir: string | null;
-  /** A data-directory tarball to start from (in-memory store being restored), or null. */
-  snapshot: ArrayBuffer | null;
+  dataDir: string;
   /** Session settings, run once before anything else. */
   setup: string;
   /** Result byte limit of one statement (an estimate from the values' lengths). */
   maxResultBytes: number;
+  /** The most WASM memory PGlite may grow to (bytes); past it, an allocation fails (53200). */
+  memoryMaxBytes: number;
   responseShape: ResponseShape;
 }
 
 export type Job =
   | { id: number; kind: 'query'; sql: string; params: readonly unknown[] }
   | { id: number; kind: 'admin'; sql: string; params: readonly unknown[] | undefined }
-  | { id: number; kind: 'dump' }
   | { id: number; kind: 'close' };
 
 export interface SerializedError {
@@ -40,7 +39,6 @@ export interface SerializedError {
 
 export type Reply =
   | { id: number; ok: true; rows: Record<string, unknown>[]; jsonb: string[]; affectedRows: number }
-  | { id: number; ok: true; dump: ArrayBuffer }
   | { id: number; ok: false; error: SerializedError };
 
 /** JSON column types whose text is sent back as is, for the parent to mark as RawJson. */
@@ -69,11 +67,42 @@ const FIRST_BATCH_ROWS = 1;
 const BATCH_BYTES = 1 << 20;
 const MAX_BATCH_ROWS = 10_000;
 
+/**
+ * PostgreSQL's buffer cache in the WASM memory. The data is already in memory (in memory) or in the
+ * OS's page cache (DATA_DIR), so PGlite's default 128MB would mostly hold a second copy: measured,
+ * 128MB → 32MB takes ~115 MB off the process's RSS. 32MB fits in PGlite's initial 128 MiB of WASM
+ * memory, which it never starts below.
+ */
+const SHARED_BUFFERS = '32MB';
+
+/**
+ * Cap the WASM memory of every PGlite instance this thread creates. PGlite makes its memory itself
+ * (`new WebAssembly.Memory({ initial, maximum: 32768 pages })`, 2 GiB) and grows it when PostgreSQL's
+ * allocator asks; a grow past `maximum` throws, which PGlite turns into a failed allocation, which
+ * PostgreSQL reports as `53200 out of memory` for that statement alone (the session carries on).
+ * Without a cap one caller's `repeat('x', 500000000)` grows it (for good: WASM memory never shrinks)
+ * past 2 GB. The thread is this engine's own, so replacing the constructor here touches nothing else.
+ */
+function capWasmMemory(maxBytes: number): void {
+  const Native = WebAssembly.Memory;
+  const maxPages = Math.floor(maxBytes / 65_536);
+  class CappedMemory extends Native {
+    constructor(descriptor: WebAssembly.MemoryDescriptor) {
+      super({ ...descriptor, maximum: Math.max(descriptor.initial, Math.min(descriptor.maximum ?? maxPages, maxPages)) });
+    }
+  }
+  WebAssembly.Memory = CappedMemory;
+}
+
 async function start(init: WorkerStart): Promise<void> {
   const port = parentPort!;
   const rawJson = RAW_JSON_OIDS[init.responseShape];
-  const options = { parsers: parsersFor(init.responseShape), ...(init.snapshot === null ? {} : { loadDataDir: new Blob([init.snapshot]) }) };
-  const db = init.dataDir === null ? new PGlite(options) : new PGlite(init.dataDir, options);
+  capWasmMemory(init.memoryMaxBytes);
+  const options = {
+    parsers: parsersFor(init.responseShape),
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+  };
+  const db = new PGlite(init.dataDir, options);
   await db.waitReady;
   await db.exec(init.setup);
   // Statements are read through a cursor (below); plan them for the whole result, as without one
@@ -114,10 +143,6 @@ async function start(init: WorkerStart): Promise<void> {
           return tx.query<Record<string, unknown>>(job.sql, job.params as unknown[]);
         });
         return reply(rowsReply(job.id, result as Results<Record<string, unknown>>));
-      }
-      case 'dump': {
-        const dump = await (await db.dumpDataDir('none')).arrayBuffer();
-        return reply({ id: job.id, ok: true, dump }, [dump]);
       }
       case 'close':
         await db.close();

@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ConfigError, QUERIES_DIR, readConfig, settingsTable } from '../../src/ops/config.ts';
+import { DEFAULT_EMBEDDED_MEMORY_MB } from '../../src/store/pglite-engine.ts';
+import { DEFAULT_MAX_RESULT_BYTES } from '../../src/store/result-limit.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -22,6 +24,9 @@ test('defaults', () => {
   assert.equal(c.poolMaxWaiting, 100);
   assert.equal(c.maxStatementsPerToken, 5);
   assert.equal(c.compat, null);
+  // The engines' own defaults (used when a caller passes none, as tests do) are the configuration's.
+  assert.equal(c.maxResultBytes, DEFAULT_MAX_RESULT_BYTES);
+  assert.equal(c.embeddedMemoryMb, DEFAULT_EMBEDDED_MEMORY_MB);
 });
 
 test('COMPAT: logflare or unset; with it one token may use the whole pool (Studio shares one token)', () => {
@@ -61,6 +66,7 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ METRICS_TOKEN: 'sha256:abc' }, /^METRICS_TOKEN/],
   [{ POOL_MAX_WAITING: 'lots' }, /^POOL_MAX_WAITING/],
   [{ POOL_MAX_WAITING: '100001' }, /^POOL_MAX_WAITING/],
+  [{ EMBEDDED_MEMORY_MB: '128' }, /^EMBEDDED_MEMORY_MB must be an integer between 160 and 2048/],
 ];
 for (const [env, message] of BAD) {
   test(`bad environment stops start-up naming the variable: ${JSON.stringify(env)}`, () => {

@@ -1,6 +1,7 @@
 /**
  * The embedded engine's own queue (src/store/pglite-engine.ts): one session serves every caller,
- * so statements take turns by owner, and a statement cut off by its timeout leaves the store intact.
+ * so owners share its time, and a statement cut off by its timeout leaves the store intact; and its
+ * memory cap (pglite-worker.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -35,5 +36,21 @@ test('a statement past its timeout is cut off on time; the next one runs on a fr
   const started = Date.now();
   await assert.rejects(engine.query('select count(*) from generate_series(1, 1e10)', [], { timeoutMs: 300 }), (err: Error & { code?: string }) => err.code === '57014');
   assert.ok(Date.now() - started < 1_500, `cut off after ${Date.now() - started} ms`);
+  assert.deepEqual(await engine.query('select id from edge_logs', []), [{ id: 'kept' }]);
+});
+
+test('owners share the session by time: after one statement of a that held it until cut off, every queued statement of b runs first', async () => {
+  const a = {};
+  const b = {};
+  const done: string[] = [];
+  const short = (label: string, owner: object) => engine.query('select 1 as one', [], { owner }).then(() => done.push(label));
+  const long = engine.query('select count(*) from generate_series(1, 1e10)', [], { owner: a, timeoutMs: 300 }).catch(() => done.push('a1 cut off'));
+  // Taking turns would run b1, a2, b2, b3: a's 300 ms (and the worker's start-up) count against it.
+  await Promise.all([long, short('a2', a), short('b1', b), short('b2', b), short('b3', b)]);
+  assert.deepEqual(done, ['a1 cut off', 'b1', 'b2', 'b3', 'a2']);
+});
+
+test('a value larger than the WASM memory cap fails as out of memory (53200); the session carries on', async () => {
+  await assert.rejects(engine.query("select repeat('x', 300000000) as v", []), (err: Error & { code?: string }) => err.code === '53200');
   assert.deepEqual(await engine.query('select id from edge_logs', []), [{ id: 'kept' }]);
 });

@@ -109,16 +109,18 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
   }
 
   async function query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
-    const first = await attempt(sql, params, options.signal, options.timeoutMs);
-    if (first.ok) return first.rows;
+    let result = await attempt(sql, params, options.signal, options.timeoutMs);
     // A pooled connection can die while idle (server restart, pg_terminate_backend, a proxy's idle
     // cut) a moment before its error event reaches the pool, so the next statement sent on it fails
-    // at once. Every statement runs read-only, so running it again on a fresh connection is safe;
-    // once only, so a real outage still answers 503 promptly.
-    if (!first.retry || options.signal?.aborted) throw first.error;
-    const second = await attempt(sql, params, options.signal, options.timeoutMs);
-    if (second.ok) return second.rows;
-    throw second.error;
+    // at once. Every statement runs read-only, so running it again is safe. A restart kills every
+    // idle connection at once, so the next one the pool hands out may be dead too: try again while
+    // the failure was a reused connection found dead. Each is discarded, so this ends within the
+    // pool's size; a connection made anew never retries, so a real outage still answers 503 promptly.
+    for (let tries = 0; !result.ok && result.retry && !options.signal?.aborted && tries < opts.poolMax; tries++) {
+      result = await attempt(sql, params, options.signal, options.timeoutMs);
+    }
+    if (result.ok) return result.rows;
+    throw result.error;
   }
 
   return {

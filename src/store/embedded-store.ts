@@ -6,7 +6,7 @@ import type { Logger } from '../ops/logger.ts';
 import { applySchema, quoteIdent } from './schema.ts';
 
 /**
- * The embedded store for `npm start` without DATABASE_URL: PGlite in memory (or in DATA_DIR), with
+ * The embedded store for `npm start` without DATABASE_URL: PGlite in DATA_DIR (or a temporary directory), with
  * the schema applied and demo data written on first start, so curl answers at once.
  */
 export async function openEmbeddedStore(config: Config, logger: Logger): Promise<{ engine: Engine; admin: AdminExec }> {

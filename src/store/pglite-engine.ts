@@ -12,7 +12,7 @@ import { sessionSettings } from './session-settings.ts';
 import type { Job, Reply, WorkerStart } from './pglite-worker.ts';
 
 export interface PgliteEngineOptions {
-  /** Directory of the embedded store; in memory when null. */
+  /** Directory of the embedded store; null: a temporary one of its own, removed by close(). */
   dataDir: string | null;
   schema: string;
   statementTimeoutMs: number;
@@ -69,7 +69,7 @@ function pgError(message: string, code?: string, severity?: string): Error {
   return Object.assign(new Error(message), code === undefined ? {} : { code }, severity === undefined ? {} : { severity });
 }
 
-/** How long making a new cluster may take (about 2 s measured). */
+/** How long making a new cluster may take (3–4 s measured). */
 const INIT_TIMEOUT_MS = 60_000;
 
 /** The worker's V8 heap limit (PGlite's own WASM memory is outside it). */

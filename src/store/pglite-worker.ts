@@ -68,8 +68,8 @@ const BATCH_BYTES = 1 << 20;
 const MAX_BATCH_ROWS = 10_000;
 
 /**
- * PostgreSQL's buffer cache in the WASM memory. The data is already in memory (in memory) or in the
- * OS's page cache (DATA_DIR), so PGlite's default 128MB would mostly hold a second copy: measured,
+ * PostgreSQL's buffer cache in the WASM memory. The store is a directory, so its pages are in the
+ * OS's page cache already, and PGlite's default 128MB would mostly hold a second copy: measured,
  * 128MB → 32MB takes ~115 MB off the process's RSS. 32MB fits in PGlite's initial 128 MiB of WASM
  * memory, which it never starts below.
  */
@@ -109,7 +109,7 @@ async function start(init: WorkerStart): Promise<void> {
   // (the default 0.1 favours plans that return the first rows fast).
   await db.exec('set cursor_tuple_fraction = 1');
 
-  const reply = (r: Reply, transfer: ArrayBuffer[] = []) => port.postMessage(r, transfer);
+  const reply = (r: Reply) => port.postMessage(r);
   const rowsReply = (id: number, result: Results<Record<string, unknown>>): Reply => ({
     id,
     ok: true,

@@ -116,8 +116,15 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   let running: { pending: Pending; id: number; timer: NodeJS.Timeout | undefined; tag: number; started: number } | null = null;
   let nextId = 1;
   let closed = false;
-  // Without DATA_DIR, a directory of this engine's own that close() removes.
+  // Without DATA_DIR, a directory of this engine's own, removed by close(), or as the process exits
+  // if it ends without one (an uncaught exception); only SIGKILL leaves it behind.
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'endpoints-pglite-'));
+  const removeOwnDir = (): void => {
+    if (opts.dataDir !== null) return;
+    process.off('exit', removeOwnDir);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  if (opts.dataDir === null) process.once('exit', removeOwnDir);
   let starting: Promise<void> = Promise.resolve();
   // Fair shares of the one session between owners (takeTurn): owner → the session time it has
   // used, in virtual milliseconds (owners are a bounded set: tokens); virtualNow is the start tag
@@ -282,7 +289,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
     if (!existsSync(join(dir, 'PG_VERSION'))) await initCluster(dir);
     await spawn();
   } catch (err) {
-    if (opts.dataDir === null) rmSync(dir, { recursive: true, force: true });
+    removeOwnDir();
     throw err;
   }
 
@@ -315,7 +322,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
       await done;
       worker = null;
       await w?.terminate();
-      if (opts.dataDir === null) rmSync(dir, { recursive: true, force: true });
+      removeOwnDir();
     },
   };
 

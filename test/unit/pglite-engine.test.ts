@@ -4,6 +4,10 @@
  * memory cap (pglite-worker.ts).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { AdminExec, Engine } from '../../src/store/engine.ts';
 import { createPgliteEngine } from '../../src/store/pglite-engine.ts';
@@ -53,4 +57,18 @@ test('owners share the session by time: after one statement of a that held it un
 test('a value larger than the WASM memory cap fails as out of memory (53200); the session carries on', async () => {
   await assert.rejects(engine.query("select repeat('x', 300000000) as v", []), (err: Error & { code?: string }) => err.code === '53200');
   assert.deepEqual(await engine.query('select id from edge_logs', []), [{ id: 'kept' }]);
+});
+
+test('a process that crashes (an uncaught exception) still removes the engine\'s temporary store', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'pglite-crash-'));
+  const engineUrl = new URL('../../src/store/pglite-engine.ts', import.meta.url).href;
+  const script = `const { createPgliteEngine } = await import(${JSON.stringify(engineUrl)});
+    await createPgliteEngine({ dataDir: null, schema: 'logs', statementTimeoutMs: 10000 });
+    const { readdirSync } = await import('node:fs');
+    console.log('stores while up: ' + readdirSync(${JSON.stringify(tmp)}).filter((n) => n.startsWith('endpoints-pglite-')).length);
+    throw new Error('crash');`;
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: tmp }, encoding: 'utf8', timeout: 60_000 });
+  assert.match(child.stdout, /stores while up: 1/, child.stderr);
+  assert.equal(child.status, 1, child.stderr);
+  assert.deepEqual(readdirSync(tmp).filter((n) => n.startsWith('endpoints-pglite-')), []);
 });

@@ -15,6 +15,7 @@ import { SLOW_QUERIES_DIR } from './support/slow-queries.ts';
 import { TOKEN } from './support/service.ts';
 import { npmStartCommand } from '../scripts/lib/npm-start.ts';
 import { SETTINGS } from '../src/ops/config.ts';
+import { TEMPORARY_STORE_PREFIX } from '../src/store/pglite-engine.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Built once for the whole file, as `npm start`'s prestart does. */
@@ -98,16 +99,17 @@ describe('the process', () => {
 
   test('embedded: DATA_DIR keeps the store across restarts (seeded once); without it, a temporary directory removed on exit', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'proc-embedded-'));
+    const stores = () => readdirSync(tmp).filter((n) => n.startsWith(TEMPORARY_STORE_PREFIX)).length;
     const run = async (env: Record<string, string>) => {
       const p = track(spawnMain({ PORT: '0', SEED_ROWS: '20', LOG_LEVEL: 'info', ACCESS_TOKENS: TOKEN, TMPDIR: tmp, ...env }));
       const url = await listening(p);
       const res = await fetch(`${url}/api/endpoints/query/logs.all?project=default`, { headers: { 'X-API-KEY': TOKEN } });
       const rows = ((await res.json()) as { result: unknown[] }).result.length;
-      const storesWhileUp = readdirSync(tmp).filter((n) => n.startsWith('endpoints-pglite-')).length;
+      const storesWhileUp = stores();
       p.child.kill('SIGTERM');
       assert.equal((await p.exited).code, 0);
       const seeded = jsonLines(p.stdout()).some((l) => l.msg === 'embedded store seeded with demo logs');
-      return { rows, seeded, storesWhileUp, storesAfter: readdirSync(tmp).filter((n) => n.startsWith('endpoints-pglite-')).length };
+      return { rows, seeded, storesWhileUp, storesAfter: stores() };
     };
     const dataDir = join(tmp, 'store');
     const first = await run({ DATA_DIR: dataDir });

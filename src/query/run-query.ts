@@ -119,7 +119,8 @@ async function loadAnswer(deps: QueryDeps, call: PreparedCall, caller: QueryCall
   }
   const { key, policy } = cached;
   // The caller whose miss starts the load pays with its slot; warming refreshes re-run the plain load.
-  const answer = await deps.cache.get(key, policy, call.load, () => deps.slots.run(owner, () => loadResult(deps.engine, statement, undefined, owner)));
+  // cachedAnswer has just looked for a fresh entry: straight to the load.
+  const answer = await deps.cache.fill(key, policy, call.load, () => deps.slots.run(owner, () => loadResult(deps.engine, statement, undefined, owner)));
   return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs, translateMs };
 }
 

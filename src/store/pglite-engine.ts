@@ -38,6 +38,15 @@ interface Pending {
   onAbort?: () => void;
 }
 
+/** The statement in the worker: its timeout timer, and its fair-queueing tag and start (takeTurn). */
+interface Running {
+  pending: Pending;
+  id: number;
+  timer: NodeJS.Timeout | undefined;
+  tag: number;
+  started: number;
+}
+
 /**
  * The worker's entry: pglite-worker beside this module. From the build (`dist/`, what `npm start`
  * runs) that is plain JavaScript. From the TypeScript sources (tests and scripts, `node --import
@@ -68,6 +77,9 @@ async function initCluster(dir: string): Promise<void> {
 function pgError(message: string, code?: string, severity?: string): Error {
   return Object.assign(new Error(message), code === undefined ? {} : { code }, severity === undefined ? {} : { severity });
 }
+
+/** Name prefix of the store directory an engine without DATA_DIR makes under the OS's temporary directory. */
+export const TEMPORARY_STORE_PREFIX = 'endpoints-pglite-';
 
 /** How long making a new cluster may take (3–4 s measured). */
 const INIT_TIMEOUT_MS = 60_000;
@@ -113,12 +125,12 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   const queue: Pending[] = [];
   let worker: Worker | null = null;
   let ready = false;
-  let running: { pending: Pending; id: number; timer: NodeJS.Timeout | undefined; tag: number; started: number } | null = null;
+  let running: Running | null = null;
   let nextId = 1;
   let closed = false;
   // Without DATA_DIR, a directory of this engine's own, removed by close(), or as the process exits
   // if it ends without one (an uncaught exception); only SIGKILL leaves it behind.
-  const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'endpoints-pglite-'));
+  const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), TEMPORARY_STORE_PREFIX));
   const removeOwnDir = (): void => {
     if (opts.dataDir !== null) return;
     process.off('exit', removeOwnDir);
@@ -247,7 +259,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   }
 
   /** The running statement ended (answered or cut off): charge its owner the time it took. */
-  function finish(r: NonNullable<typeof running>): void {
+  function finish(r: Running): void {
     running = null;
     used.set(r.pending.owner, r.tag + (performance.now() - r.started));
   }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { AdminExec, Engine } from '../../src/store/engine.ts';
-import { createPgliteEngine } from '../../src/store/pglite-engine.ts';
+import { createPgliteEngine, TEMPORARY_STORE_PREFIX } from '../../src/store/pglite-engine.ts';
 import { applySchema } from '../../src/store/schema.ts';
 
 let engine: Engine;
@@ -65,10 +65,10 @@ test('a process that crashes (an uncaught exception) still removes the engine\'s
   const script = `const { createPgliteEngine } = await import(${JSON.stringify(engineUrl)});
     await createPgliteEngine({ dataDir: null, schema: 'logs', statementTimeoutMs: 10000 });
     const { readdirSync } = await import('node:fs');
-    console.log('stores while up: ' + readdirSync(${JSON.stringify(tmp)}).filter((n) => n.startsWith('endpoints-pglite-')).length);
+    console.log('stores while up: ' + readdirSync(${JSON.stringify(tmp)}).filter((n) => n.startsWith(${JSON.stringify(TEMPORARY_STORE_PREFIX)})).length);
     throw new Error('crash');`;
   const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: tmp }, encoding: 'utf8', timeout: 60_000 });
   assert.match(child.stdout, /stores while up: 1/, child.stderr);
   assert.equal(child.status, 1, child.stderr);
-  assert.deepEqual(readdirSync(tmp).filter((n) => n.startsWith('endpoints-pglite-')), []);
+  assert.deepEqual(readdirSync(tmp).filter((n) => n.startsWith(TEMPORARY_STORE_PREFIX)), []);
 });

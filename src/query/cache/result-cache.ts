@@ -106,8 +106,14 @@ export class ResultCache {
    * with the entry for warming; `missLoad` (default `load`) is what this caller's own miss runs.
    */
   async get(key: string, policy: CachedPolicy, load: Load, missLoad: Load = load): Promise<CacheAnswer> {
-    const fresh = this.hit(key, policy, load);
-    if (fresh !== undefined) return fresh;
+    return this.hit(key, policy, load) ?? this.fill(key, policy, load, missLoad);
+  }
+
+  /**
+   * The rest of `get`, for a caller whose `hit` just found no fresh entry (and has not awaited
+   * since): join the load already running for `key`, or start one.
+   */
+  async fill(key: string, policy: CachedPolicy, load: Load, missLoad: Load = load): Promise<CacheAnswer> {
     const now = this.clock.now();
     const entry = this.entries.get(key);
 

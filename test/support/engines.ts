@@ -12,6 +12,8 @@ import type { ResponseShape } from '../../src/query/logflare-shape.ts';
 import { createDatabase, startPostgres, type PgServer } from '../../scripts/lib/pg-server.ts';
 
 export const SCHEMA = 'logs';
+/** The statement timeout of an engine opened without one. */
+export const TEST_STATEMENT_TIMEOUT_MS = 15_000;
 
 export interface TestStore {
   engine: Engine;
@@ -61,7 +63,7 @@ export const pgliteFactory: EngineFactory = {
     const { engine, admin } = await createPgliteEngine({
       dataDir: null,
       schema: SCHEMA,
-      statementTimeoutMs: options.statementTimeoutMs ?? 15_000,
+      statementTimeoutMs: options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS,
       ...(options.maxResultBytes === undefined ? {} : { maxResultBytes: options.maxResultBytes }),
       ...(options.responseShape === undefined ? {} : { responseShape: options.responseShape }),
     });
@@ -89,7 +91,7 @@ export const pgFactory: EngineFactory = {
     const engine = createPgEngine({
       connectionString: url,
       schema: SCHEMA,
-      statementTimeoutMs: options.statementTimeoutMs ?? 15_000,
+      statementTimeoutMs: options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS,
       poolMax: options.poolMax ?? 5,
       ...(options.poolMaxWaiting === undefined ? {} : { poolMaxWaiting: options.poolMaxWaiting }),
       connectTimeoutMs: options.connectTimeoutMs ?? 2_000,

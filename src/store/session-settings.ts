@@ -2,8 +2,9 @@
  * The session settings every engine connection runs with, in one list: read-only transactions, a
  * statement timeout, UTC output, a fixed search_path, no JIT compilation, and the settings the
  * sandbox's parser assumes when it reads SQL text (standard_conforming_strings on, no backslash
- * quotes, UTF-8). Pinned per session so a role or database default (`alter role … set standard_conforming_strings = off`)
- * cannot make the server read a string differently from the validator.
+ * quotes, UTF-8). Pinned per session so a role or database default (`alter role … set
+ * standard_conforming_strings = off`) cannot make the server read a string differently from the
+ * validator.
  * Values are validated identifiers and integers (config.ts), so no escaping is needed.
  */
 export function sessionSettings(schema: string, statementTimeoutMs: number): readonly (readonly [string, string])[] {
@@ -20,8 +21,9 @@ export function sessionSettings(schema: string, statementTimeoutMs: number): rea
     ['client_encoding', 'UTF8'],
     // JIT compiles each statement anew, and a statement here runs for milliseconds to seconds: past
     // the planner's cost thresholds compiling costs more than it saves. Measured on usage.api-counts'
-    // daily refresh at 10M edge rows: 925 ms of its 2.3 s went to JIT; off, it takes 1.5-1.8 s
-    // (README, Performance). PGlite has no JIT; the setting is accepted and changes nothing there.
+    // daily refresh at 10M edge rows: 925 ms of a 2.3 s run went to JIT; with it off the bench's
+    // refresh took 1,474 ms instead of 2,172 (README, Performance). PGlite has no JIT; the setting
+    // is accepted and changes nothing there.
     ['jit', 'off'],
   ];
 }

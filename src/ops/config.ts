@@ -28,6 +28,8 @@ export interface Config {
   /** Requests allowed to wait for a pooled connection at once; more are answered 503 at once. */
   poolMaxWaiting: number;
   connectTimeoutMs: number;
+  /** Keep stored queries' SQL prepared on each pg connection (off behind a pooler without prepared statements). */
+  preparedStatements: boolean;
   maxBodyBytes: number;
   maxUrlBytes: number;
   /** A client must send its request headers within this, and the whole request within requestTimeoutMs. */
@@ -87,6 +89,7 @@ export const SETTINGS = Object.freeze({
   MAX_RESULT_BYTES: { default: '16777216', range: [1024, 2 ** 31 - 1], help: 'largest result a call may produce (400 `result_too_large` beyond)' },
   POOL_MAX: { default: '10', range: [1, 1000], help: 'connections to `DATABASE_URL`' },
   POOL_MAX_WAITING: { default: '100', range: [0, 100_000], help: 'calls that may wait for a busy pool; one more is answered 503 at once (0: never wait)' },
+  PREPARED_STATEMENTS: { default: '`on`', help: '`on`: each stored query\'s own SQL is prepared once per connection to `DATABASE_URL` and not parsed again on every uncached call (caller `sql` never is); `off` behind a pooler in transaction mode without prepared-statement support (pgbouncer before 1.21)' },
   CONNECT_TIMEOUT_MS: { default: '2000', range: [1, 600_000], help: 'wait for a connection (new, or from a busy pool) before answering 503' },
   CACHE_MAX_ENTRIES: { default: '1000', range: [1, 10_000_000], help: 'result cache bound (entries)' },
   CACHE_MAX_BYTES: { default: '67108864', range: [1024, 2 ** 40], help: 'result cache bound (bytes of encoded responses)' },
@@ -137,6 +140,8 @@ export function readConfig(env: Env = process.env): Config {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(logSchema)) {
     throw new ConfigError(`LOG_SCHEMA must be a lowercase identifier ([a-z_][a-z0-9_]*), got "${logSchema}"`);
   }
+  const prepared = str('PREPARED_STATEMENTS') ?? 'on';
+  if (prepared !== 'on' && prepared !== 'off') throw new ConfigError(`PREPARED_STATEMENTS must be on or off, got "${prepared}"`);
   const compat = (str('COMPAT') ?? null) as Compat | null;
   if (compat !== null && !COMPAT_MODES.includes(compat)) throw new ConfigError(`COMPAT must be ${COMPAT_MODES.join(' or ')} (or unset), got "${compat}"`);
   const logLevel = (str('LOG_LEVEL') ?? SETTINGS.LOG_LEVEL.default) as LogLevel;
@@ -182,6 +187,7 @@ export function readConfig(env: Env = process.env): Config {
     poolMax,
     poolMaxWaiting: int('POOL_MAX_WAITING'),
     connectTimeoutMs: int('CONNECT_TIMEOUT_MS'),
+    preparedStatements: prepared === 'on',
     maxBodyBytes: int('MAX_BODY_BYTES'),
     maxUrlBytes: int('MAX_URL_BYTES'),
     headersTimeoutMs,

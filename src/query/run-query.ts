@@ -142,7 +142,7 @@ async function loadResult(engine: Engine, s: Statement, signal?: AbortSignal, ow
   const started = performance.now();
   let rows;
   try {
-    rows = await engine.query(s.sql, s.params, { ...(signal ? { signal } : {}), ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }), ...(owner ? { owner } : {}) });
+    rows = await engine.query(s.sql, s.params, { stored: !s.callerSql, ...(signal ? { signal } : {}), ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }), ...(owner ? { owner } : {}) });
   } catch (err) {
     throw mapDbError(err, { callerSql: s.callerSql, regexParam: s.q.regexParam });
   }

@@ -29,6 +29,11 @@ export interface QueryOptions {
   timeoutMs?: number;
   /** Who the statement runs for (one object per access token); an engine that queues takes turns by it. */
   owner?: object;
+  /**
+   * The SQL text is a stored query's own, one of a small fixed set (never caller SQL): an engine
+   * may keep it prepared on each connection instead of parsing and planning it on every call.
+   */
+  stored?: boolean;
 }
 
 /** A privileged handle for schema, seeding and test fixtures: never used on the request path. */

@@ -13,6 +13,7 @@ export async function openEngine(config: Config, logger: Logger): Promise<Engine
       poolMax: config.poolMax,
       poolMaxWaiting: config.poolMaxWaiting,
       connectTimeoutMs: config.connectTimeoutMs,
+      preparedStatements: config.preparedStatements,
       maxResultBytes: config.maxResultBytes,
       responseShape: responseShape(config),
       onIdleError: (err) => logger.warn('idle database connection lost', errorFields(err)),

@@ -23,6 +23,12 @@ export interface PgEngineOptions {
   responseShape?: ResponseShape;
   /** Called for errors on idle connections (server restart, killed backend); they must not crash us. */
   onIdleError?: (err: Error) => void;
+  /**
+   * Keep stored queries' SQL prepared per connection (named statements: parsed once, and planned
+   * once when PostgreSQL finds a generic plan as good as a custom one). Off for a pooler in
+   * transaction mode without prepared-statement support. Default on.
+   */
+  preparedStatements?: boolean;
 }
 /** The driver's type parsers with ours (encode.ts) in front. */
 function typesFor(shape: ResponseShape): pg.CustomTypesConfig {
@@ -57,7 +63,17 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
   // Clients that have answered a statement: a failure on one of these may be a connection that died while idle.
   const seasoned = new WeakSet<pg.PoolClient>();
 
-  async function attempt(sql: string, params: readonly (string | null)[], signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<Attempt> {
+  // Statement names by SQL text. Only stored queries' own SQL is named (QueryOptions.stored), a set
+  // fixed at start-up, so this map and each connection's prepared statements stay that small.
+  const names = new Map<string, string>();
+  const prepare = opts.preparedStatements ?? true;
+  const nameOf = (sql: string): string => {
+    let name = names.get(sql);
+    if (name === undefined) names.set(sql, (name = `endpoints_${names.size + 1}`));
+    return name;
+  };
+
+  async function attempt(sql: string, params: readonly (string | null)[], signal: AbortSignal | undefined, timeoutMs: number | undefined, stored: boolean): Promise<Attempt> {
     if (pool.idleCount === 0 && pool.totalCount >= opts.poolMax && pool.waitingCount >= maxWaiting) throw new Error(QUEUE_FULL);
     const client = await pool.connect();
     if (signal?.aborted) {
@@ -88,7 +104,8 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
     };
     stream.on('data', onData);
     try {
-      const result = await client.query({ text: sql, values: params as (string | null)[] });
+      const values = params as (string | null)[];
+      const result = await client.query(stored && prepare ? { name: nameOf(sql), text: sql, values } : { text: sql, values });
       seasoned.add(client);
       return { ok: true, rows: result.rows as Row[] };
     } catch (err) {
@@ -109,7 +126,7 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
   }
 
   async function query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
-    let result = await attempt(sql, params, options.signal, options.timeoutMs);
+    let result = await attempt(sql, params, options.signal, options.timeoutMs, options.stored === true);
     // A pooled connection can die while idle (server restart, pg_terminate_backend, a proxy's idle
     // cut) a moment before its error event reaches the pool, so the next statement sent on it fails
     // at once. Every statement runs read-only, so running it again is safe. A restart kills every
@@ -117,7 +134,7 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
     // the failure was a reused connection found dead. Each is discarded, so this ends within the
     // pool's size; a connection made anew never retries, so a real outage still answers 503 promptly.
     for (let tries = 0; !result.ok && result.retry && !options.signal?.aborted && tries < opts.poolMax; tries++) {
-      result = await attempt(sql, params, options.signal, options.timeoutMs);
+      result = await attempt(sql, params, options.signal, options.timeoutMs, options.stored === true);
     }
     if (result.ok) return result.rows;
     throw result.error;

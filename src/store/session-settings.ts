@@ -25,5 +25,10 @@ export function sessionSettings(schema: string, statementTimeoutMs: number): rea
     // refresh took 1,474 ms instead of 2,172 (README, Performance). PGlite has no JIT; the setting
     // is accepted and changes nothing there.
     ['jit', 'off'],
+    // Stored queries' SQL is kept prepared (pg-engine.ts), and PostgreSQL would switch a prepared
+    // statement to a generic plan after five custom ones when it estimates it no worse; the stored
+    // queries are written to be planned with their values (usage.api-counts' interval folds its
+    // CASEs away only then), so every execution is planned with its values, as unnamed ones are.
+    ['plan_cache_mode', 'force_custom_plan'],
   ];
 }

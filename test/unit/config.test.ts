@@ -24,6 +24,8 @@ test('defaults', () => {
   assert.equal(c.poolMaxWaiting, 100);
   assert.equal(c.maxStatementsPerToken, 5);
   assert.equal(c.compat, null);
+  assert.equal(c.preparedStatements, true);
+  assert.equal(readConfig({ PREPARED_STATEMENTS: 'off' }).preparedStatements, false);
   // The engines' own defaults (used when a caller passes none, as tests do) are the configuration's.
   assert.equal(c.maxResultBytes, DEFAULT_MAX_RESULT_BYTES);
   assert.equal(c.embeddedMemoryMb, DEFAULT_EMBEDDED_MEMORY_MB);
@@ -67,6 +69,7 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ POOL_MAX_WAITING: 'lots' }, /^POOL_MAX_WAITING/],
   [{ POOL_MAX_WAITING: '100001' }, /^POOL_MAX_WAITING/],
   [{ EMBEDDED_MEMORY_MB: '128' }, /^EMBEDDED_MEMORY_MB must be an integer between 160 and 2048/],
+  [{ PREPARED_STATEMENTS: 'yes' }, /^PREPARED_STATEMENTS must be on or off/],
 ];
 for (const [env, message] of BAD) {
   test(`bad environment stops start-up naming the variable: ${JSON.stringify(env)}`, () => {

@@ -101,10 +101,15 @@ export function hostileBehaviour(factory: EngineFactory): void {
       ['one 100 MB value', "select repeat('x', 100000000) as big", 1, true],
     ];
     for (const [name, sql, parallel, oneValue] of HUGE) {
-      const expected = factory.resultLimit === 'per-batch' && oneValue ? '400 resource_limit' : '400 result_too_large';
-      test(`result over MAX_RESULT_BYTES (${name}): ${expected} (see EngineFactory.resultLimit), RSS stays bounded`, async () => {
+      // PGlite builds one value whole in its WASM memory before the batch count can see it, so it
+      // fails at the memory cap (400 resource_limit) or, when growing to the cap takes longer than
+      // this suite's 1 s caller timeout, at the timeout (504): measured 1.0-2.1 s to reach a 256 MiB
+      // cap on this machine, so either can come first. The cap itself is asserted without a race in
+      // test/unit/pglite-engine.test.ts ("a value larger than the WASM memory cap …").
+      const expected = factory.resultLimit === 'per-batch' && oneValue ? ['400 resource_limit', '504 query_timeout'] : ['400 result_too_large'];
+      test(`result over MAX_RESULT_BYTES (${name}): ${expected.join(' or ')} (see EngineFactory.resultLimit), RSS stays bounded`, async () => {
         const { value, peakMb, beforeMb } = await peakRss(() => Promise.all(Array.from({ length: parallel }, () => call(base, logsSql(sql)).then(answer))));
-        for (const r of value) assert.equal(`${r.status} ${r.code}`, expected);
+        for (const r of value) assert.ok(expected.includes(`${r.status} ${r.code}`), `${r.status} ${r.code}, expected ${expected.join(' or ')}`);
         const bound = factory.hugeResultRssMb(beforeMb);
         assert.ok(peakMb < bound, `peak RSS ${peakMb.toFixed(0)} MB, ${beforeMb.toFixed(0)} MB before (bound ${bound.toFixed(0)} MB)`);
         assert.equal((await call(base, '/api/endpoints/query/logs.all?project=alpha')).status, 200);

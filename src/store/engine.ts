@@ -31,7 +31,7 @@ export interface QueryOptions {
   owner?: object;
   /**
    * The SQL text is a stored query's own, one of a small fixed set (never caller SQL): an engine
-   * may keep it prepared on each connection instead of parsing and planning it on every call.
+   * may keep it prepared on each connection instead of parsing it on every call.
    */
   stored?: boolean;
 }

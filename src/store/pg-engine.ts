@@ -24,8 +24,8 @@ export interface PgEngineOptions {
   /** Called for errors on idle connections (server restart, killed backend); they must not crash us. */
   onIdleError?: (err: Error) => void;
   /**
-   * Keep stored queries' SQL prepared per connection (named statements: parsed once, and planned
-   * once when PostgreSQL finds a generic plan as good as a custom one). Off for a pooler in
+   * Keep stored queries' SQL prepared per connection (named statements, parsed once; each call is
+   * still planned with its values: plan_cache_mode in session-settings.ts). Off for a pooler in
    * transaction mode without prepared-statement support. Default on.
    */
   preparedStatements?: boolean;

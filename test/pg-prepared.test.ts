@@ -34,7 +34,8 @@ for (const setting of ['on', 'off'] as const) {
     let service: Service;
     before(async () => {
       engine = createPgEngine({ connectionString: store.url!, schema: SCHEMA, statementTimeoutMs: 5_000, poolMax: 1, connectTimeoutMs: 2_000, preparedStatements: setting === 'on' });
-      service = await startTestService({ ...store, engine }, { PREPARED_STATEMENTS: setting });
+      // The engine is handed to the service ready-made, so the setting is the engine's option here.
+      service = await startTestService({ ...store, engine });
     });
     after(async () => {
       await service?.close();

@@ -73,7 +73,8 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
     return name;
   };
 
-  async function attempt(sql: string, params: readonly (string | null)[], signal: AbortSignal | undefined, timeoutMs: number | undefined, stored: boolean): Promise<Attempt> {
+  /** One try on one pooled connection; `name` set: run as that named (prepared) statement. */
+  async function attempt(sql: string, params: readonly (string | null)[], signal: AbortSignal | undefined, timeoutMs: number | undefined, name: string | undefined): Promise<Attempt> {
     if (pool.idleCount === 0 && pool.totalCount >= opts.poolMax && pool.waitingCount >= maxWaiting) throw new Error(QUEUE_FULL);
     const client = await pool.connect();
     if (signal?.aborted) {
@@ -105,7 +106,7 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
     stream.on('data', onData);
     try {
       const values = params as (string | null)[];
-      const result = await client.query(stored && prepare ? { name: nameOf(sql), text: sql, values } : { text: sql, values });
+      const result = await client.query(name === undefined ? { text: sql, values } : { name, text: sql, values });
       seasoned.add(client);
       return { ok: true, rows: result.rows as Row[] };
     } catch (err) {
@@ -126,7 +127,8 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
   }
 
   async function query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
-    let result = await attempt(sql, params, options.signal, options.timeoutMs, options.stored === true);
+    const name = options.stored === true && prepare ? nameOf(sql) : undefined;
+    let result = await attempt(sql, params, options.signal, options.timeoutMs, name);
     // A pooled connection can die while idle (server restart, pg_terminate_backend, a proxy's idle
     // cut) a moment before its error event reaches the pool, so the next statement sent on it fails
     // at once. Every statement runs read-only, so running it again is safe. A restart kills every
@@ -134,7 +136,7 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
     // the failure was a reused connection found dead. Each is discarded, so this ends within the
     // pool's size; a connection made anew never retries, so a real outage still answers 503 promptly.
     for (let tries = 0; !result.ok && result.retry && !options.signal?.aborted && tries < opts.poolMax; tries++) {
-      result = await attempt(sql, params, options.signal, options.timeoutMs, options.stored === true);
+      result = await attempt(sql, params, options.signal, options.timeoutMs, name);
     }
     if (result.ok) return result.rows;
     throw result.error;

@@ -155,8 +155,9 @@ async function start(init: WorkerStart): Promise<void> {
    * Run a statement and read its rows a batch at a time, counting bytes as they arrive. PGlite
    * builds what it returns in WASM memory, which is this process's memory and never shrinks (it
    * grows up to capWasmMemory's cap): read whole, a result past the byte limit would already be
-   * held before it could be refused. Through a cursor, no more than one batch (about BATCH_BYTES, or one row) is ever held
-   * past the limit. The statement is the caller's validated SELECT; values stay bound parameters.
+   * held before it could be refused. Through a cursor, no more than one batch (about BATCH_BYTES,
+   * or one row) is ever held past the limit. The statement is the caller's validated SELECT;
+   * values stay bound parameters.
    */
   async function readThroughCursor(sql: string, params: readonly unknown[]): Promise<Results<Record<string, unknown>>> {
     return db.transaction(async (tx) => {

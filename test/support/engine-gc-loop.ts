@@ -1,0 +1,27 @@
+/**
+ * Child process of test/pg-gc.test.ts: runs `logs.all` uncached through the pg engine, one call at
+ * a time, for DURATION_MS, as a service would at concurrency 1, and drops each answer once it has
+ * been encoded. Run under `node --trace-gc-nvp`, which prints each scavenge's promoted bytes.
+ */
+import { createPgEngine } from '../../src/store/pg-engine.ts';
+import { encodeResult } from '../../src/query/encode.ts';
+import { QUERIES_DIR } from '../../src/ops/config.ts';
+import { POSTGRESQL } from '../../src/query/dialect/dialect.ts';
+import { loadRegistry } from '../../src/query/registry.ts';
+import { bindStatement } from '../../src/query/run-query.ts';
+import { loadSqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import { SCHEMA } from './engines.ts';
+
+const engine = createPgEngine({ connectionString: process.env.DATABASE_URL!, schema: SCHEMA, statementTimeoutMs: 10_000, poolMax: 2, connectTimeoutMs: 2_000 });
+const logsAll = loadRegistry(QUERIES_DIR, await loadSqlParser()).lookup('logs.all')!;
+const { sql, params } = bindStatement(logsAll, new Map([['project', [process.env.PROJECT!]]]), null, POSTGRESQL);
+let calls = 0;
+let bytes = 0;
+const until = performance.now() + Number(process.env.DURATION_MS);
+while (performance.now() < until) {
+  bytes += encodeResult(await engine.query(sql, params, { stored: true })).length;
+  calls++;
+}
+await engine.close();
+// The parent reads this line after the GC trace.
+console.log(`LOOP calls=${calls} bytes_per_call=${Math.round(bytes / calls)}`);

@@ -150,8 +150,9 @@ async function measureLogs(b: Bench, stage: number, growth: { rows: number; serv
         floorLabel: 'direct pg',
         floor: d!,
         result: `p50 ${over >= 0 ? '+' : '−'}${fmt(Math.abs(over))} ms; ${fmt(s!.rps / d!.rps)}× req/s; CPU/call ${fmt(s!.cpuPerCall)} vs ${fmt(d!.cpuPerCall)} ms${failed(s!)}`,
-        target: 'p50 ≤ floor + 0.5 ms',
-        met: over <= 0.5 && s!.errors === 0,
+        // The target is read at c=1 (issue 11); at c=32 the p50 is mostly queueing, shown for scale.
+        target: conc === 1 ? 'p50 ≤ floor + 0.5 ms' : '–',
+        met: conc === 1 ? over <= 0.5 && s!.errors === 0 : null,
       });
     }
   }

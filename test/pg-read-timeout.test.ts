@@ -50,8 +50,8 @@ describe('read timeout on PostgreSQL', () => {
   }
 
   test('a backend that stops answering: 503 after the read timeout, then calls succeed on a new connection', { timeout: 30_000 }, async () => {
-    // Distinct projects: logs.all is uncached, but keep every call a real statement regardless.
     assert.equal(store.server!.external, false, 'stopping a backend needs the throwaway server (unset TEST_DATABASE_URL)');
+    // Distinct projects: logs.all is uncached, but keep every call a real statement regardless.
     const first = await call(service.url, `${LOGS}a`);
     assert.equal(first.status, 200, await first.text());
     const pids = await backendPids();

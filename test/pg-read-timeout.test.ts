@@ -12,6 +12,7 @@ import type { Service } from '../src/service.ts';
 import type { Engine } from '../src/store/engine.ts';
 import { createPgEngine } from '../src/store/pg-engine.ts';
 import { pgFactory, SCHEMA, type TestStore } from './support/engines.ts';
+import { watchProcessFaults, type ProcessFaults } from './support/process-faults.ts';
 import { call, startTestService } from './support/service.ts';
 
 const READ_TIMEOUT_MS = 700;
@@ -23,8 +24,10 @@ describe('read timeout on PostgreSQL', () => {
   let engine: Engine;
   let service: Service;
   let stopped: number | undefined;
+  let faults: ProcessFaults;
 
   before(async () => {
+    faults = watchProcessFaults();
     store = await pgFactory.open();
     // One connection: the backend stopped below is the one the next call must use.
     engine = createPgEngine({ connectionString: store.url!, schema: SCHEMA, statementTimeoutMs: 5_000, readTimeoutMs: READ_TIMEOUT_MS, poolMax: 1, connectTimeoutMs: 2_000 });
@@ -32,6 +35,7 @@ describe('read timeout on PostgreSQL', () => {
   });
 
   after(async () => {
+    faults?.stop();
     if (stopped !== undefined) process.kill(stopped, 'SIGCONT');
     await service?.close();
     await engine?.close();
@@ -74,5 +78,8 @@ describe('read timeout on PostgreSQL', () => {
     assert.ok((await backendPids()).some((pid) => pid !== stopped), 'no new connection');
     process.kill(stopped, 'SIGCONT');
     stopped = undefined;
+    // The cut connection's late socket events found a listener: nothing reached the process.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(faults.seen, []);
   });
 });

@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { runLoad } from '../scripts/lib/load-driver.ts';
 import { mixedCalls } from '../scripts/lib/load-mix.ts';
 import type { CallResult } from '../scripts/lib/load-stats.ts';
@@ -16,7 +15,8 @@ import { formatSummary } from '../scripts/lib/load-stats.ts';
 import { Prng } from '../src/store/demo/prng.ts';
 import { DEMO_PROJECTS, generateDemoLogs, insertDemoLogs } from '../src/store/demo/demo-data.ts';
 import type { Service } from '../src/service.ts';
-import { pgFactory, SCHEMA, type TestStore } from './support/engines.ts';
+import { APPLICATION_NAME } from '../src/store/pg-engine.ts';
+import { pgFactory, queryOnce, SCHEMA, type TestStore } from './support/engines.ts';
 import { watchProcessFaults, type ProcessFaults } from './support/process-faults.ts';
 import type { PgServer } from '../scripts/lib/pg-server.ts';
 import { call, startTestService, TOKEN } from './support/service.ts';
@@ -28,7 +28,6 @@ const PROMPT_MS = 3_000;
 const RECOVERY_MS = 15_000;
 const LOGS = '/api/endpoints/query/logs.all?project=default';
 const USAGE = '/api/endpoints/query/usage.api-counts?interval=daily&project=%5Ehttps%3A%2F%2Fdefault%5C.';
-const APP_NAME = 'saved-query-endpoints';
 
 describe('database outages on PostgreSQL', () => {
   let store: TestStore;
@@ -56,16 +55,7 @@ describe('database outages on PostgreSQL', () => {
   });
 
   /** Run one statement on a fresh superuser connection (not the service's pool). */
-  async function admin<T extends Record<string, unknown>>(sql: string): Promise<T[]> {
-    const client = new pg.Client({ connectionString: adminUrl });
-    client.on('error', () => {});
-    await client.connect();
-    try {
-      return (await client.query<T>(sql)).rows;
-    } finally {
-      await client.end().catch(() => {});
-    }
-  }
+  const admin = <T extends Record<string, unknown>>(sql: string): Promise<T[]> => queryOnce<T>(adminUrl, sql);
 
   /** Call `path` until it answers 200; resolve with how long that took. */
   async function untilOk(path: string, withinMs: number): Promise<number> {
@@ -131,7 +121,7 @@ describe('database outages on PostgreSQL', () => {
       const held = await Promise.all(Array.from({ length: 5 }, (_, i) => call(base, slowPath(0.05, `fill-${round}-${i}`))));
       for (const res of held) assert.equal(res.status, 200);
       const [killed] = await admin<{ n: number }>(
-        `select count(*)::int as n from (select pg_terminate_backend(pid) from pg_stat_activity where application_name = '${APP_NAME}') t`,
+        `select count(*)::int as n from (select pg_terminate_backend(pid) from pg_stat_activity where application_name = '${APPLICATION_NAME}') t`,
       );
       assert.ok(killed!.n >= 1, `round ${round}: no connection of the service to kill`);
       const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => call(base, `${LOGS}&round=${round}&i=${i}`)));
@@ -146,7 +136,7 @@ describe('database outages on PostgreSQL', () => {
     let pid: number | undefined;
     for (let i = 0; i < 50 && pid === undefined; i++) {
       await sleep(50);
-      const rows = await admin<{ pid: number }>(`select pid from pg_stat_activity where application_name = '${APP_NAME}' and query like '%pg_sleep%' and state = 'active'`);
+      const rows = await admin<{ pid: number }>(`select pid from pg_stat_activity where application_name = '${APPLICATION_NAME}' and query like '%pg_sleep%' and state = 'active'`);
       pid = rows[0]?.pid;
     }
     assert.ok(pid !== undefined, 'the slow statement never showed up in pg_stat_activity');

@@ -7,16 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import type { Service } from '../src/service.ts';
 import type { Engine } from '../src/store/engine.ts';
-import { createPgEngine } from '../src/store/pg-engine.ts';
-import { pgFactory, SCHEMA, type TestStore } from './support/engines.ts';
+import { APPLICATION_NAME, createPgEngine } from '../src/store/pg-engine.ts';
+import { pgFactory, queryOnce, SCHEMA, type TestStore } from './support/engines.ts';
 import { watchProcessFaults, type ProcessFaults } from './support/process-faults.ts';
 import { call, startTestService } from './support/service.ts';
 
 const READ_TIMEOUT_MS = 700;
-const APP_NAME = 'saved-query-endpoints';
 const LOGS = '/api/endpoints/query/logs.all?project=';
 
 describe('read timeout on PostgreSQL', () => {
@@ -44,13 +42,8 @@ describe('read timeout on PostgreSQL', () => {
 
   /** The backends of the service's connections. */
   async function backendPids(): Promise<number[]> {
-    const admin = new pg.Client({ connectionString: store.url! });
-    await admin.connect();
-    try {
-      return (await admin.query<{ pid: number }>(`select pid from pg_stat_activity where application_name = $1`, [APP_NAME])).rows.map((r) => r.pid);
-    } finally {
-      await admin.end();
-    }
+    const rows = await queryOnce<{ pid: number }>(store.url!, 'select pid from pg_stat_activity where application_name = $1', [APPLICATION_NAME]);
+    return rows.map((r) => r.pid);
   }
 
   test('a backend that stops answering: 503 after the read timeout, then calls succeed on a new connection', { timeout: 30_000 }, async () => {

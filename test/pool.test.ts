@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import type { Service } from '../src/service.ts';
+import { APPLICATION_NAME } from '../src/store/pg-engine.ts';
 import { pgFactory, type TestStore } from './support/engines.ts';
 import { watchProcessFaults } from './support/process-faults.ts';
 import { call, startTestService } from './support/service.ts';
@@ -35,7 +36,8 @@ async function burst(service: Service, store: TestStore, tag: string): Promise<{
     try {
       while (sampling) {
         const { rows } = await client.query<{ n: number }>(
-          "select count(*)::int as n from pg_stat_activity where application_name = 'saved-query-endpoints' and datname = current_database()",
+          'select count(*)::int as n from pg_stat_activity where application_name = $1 and datname = current_database()',
+          [APPLICATION_NAME],
         );
         maxConnections = Math.max(maxConnections, rows[0]!.n);
         await new Promise((r) => setTimeout(r, 50));

@@ -49,6 +49,9 @@ export function sessionOptions(schema: string, statementTimeoutMs: number): stri
   return sessionSettings(schema, statementTimeoutMs).map(([name, value]) => `-c ${name}=${value}`).join(' ');
 }
 
+/** How the service's connections name themselves to the server (pg_stat_activity.application_name). */
+export const APPLICATION_NAME = 'saved-query-endpoints';
+
 /** The production engine: a `pg` pool against DATABASE_URL. Never writes. */
 export function createPgEngine(opts: PgEngineOptions): Engine {
   const config: pg.PoolConfig = {
@@ -56,7 +59,7 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
     max: opts.poolMax,
     connectionTimeoutMillis: opts.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
-    application_name: 'saved-query-endpoints',
+    application_name: APPLICATION_NAME,
     options: sessionOptions(opts.schema, opts.statementTimeoutMs),
     types: typesFor(opts.responseShape ?? 'standard'),
   };
@@ -101,21 +104,23 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
     signal?.addEventListener('abort', onAbort, { once: true });
     // A shorter timeout than the session's: the same cancel request, so the server answers 57014.
     const timer = timeoutMs === undefined ? undefined : setTimeout(onAbort, timeoutMs);
-    // The result byte limit, enforced as bytes arrive: pg buffers a whole DataRow before parsing it,
-    // so counting rows would be too late for one huge value. Past the limit the socket is destroyed
-    // (the backend stops when it next writes) and the connection is not reused.
+    // The engine cuts the connection itself in two cases, and the statement then fails at once with
+    // the error set here; it is never repeated, and the connection is not reused.
+    // - The result byte limit, enforced as bytes arrive: pg buffers a whole DataRow before parsing
+    //   it, so counting rows would be too late for one huge value (the backend stops when it next writes).
+    // - No answer within the read timeout: the connection is presumed dead (the statement may have
+    //   run its whole statement timeout).
     const stream = (client as unknown as { connection: { stream: NodeJS.ReadableStream & { destroy(): void } } }).connection.stream;
-    // No answer within the read timeout: the connection is presumed dead and cut, which fails the
-    // statement at once; it is not repeated (it may have run its whole statement timeout).
-    let readTimedOut = false;
-    const deadline = setTimeout(() => {
-      readTimedOut = true;
+    let cutWith: Error | undefined;
+    const cut = (why: Error) => {
+      cutWith ??= why;
       stream.destroy();
-    }, readTimeoutMs);
+    };
+    const deadline = setTimeout(() => cut(new Error(READ_TIMEOUT)), readTimeoutMs);
     let received = 0;
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > maxResultBytes) stream.destroy();
+      if (received > maxResultBytes) cut(resultTooLarge(maxResultBytes));
     };
     stream.on('data', onData);
     try {
@@ -124,15 +129,8 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
       seasoned.add(client);
       return { ok: true, rows };
     } catch (err) {
-      if (readTimedOut) {
-        lost ??= err instanceof Error ? err : new Error(String(err));
-        return { ok: false, error: new Error(READ_TIMEOUT), retry: false };
-      }
-      if (received > maxResultBytes) {
-        lost ??= err instanceof Error ? err : new Error(String(err));
-        return { ok: false, error: resultTooLarge(maxResultBytes), retry: false };
-      }
-      if (isConnectionLost(err)) lost ??= err instanceof Error ? err : new Error(String(err));
+      if (cutWith !== undefined || isConnectionLost(err)) lost ??= err instanceof Error ? err : new Error(String(err));
+      if (cutWith !== undefined) return { ok: false, error: cutWith, retry: false };
       return { ok: false, error: err, retry: reused && lost !== undefined };
     } finally {
       stream.off('data', onData);

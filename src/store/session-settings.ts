@@ -2,9 +2,9 @@
  * The session settings every engine connection runs with, in one list: read-only transactions, a
  * statement timeout, UTC output, a fixed search_path, no JIT compilation, prepared statements
  * planned with each call's values, and the settings the sandbox's parser assumes when it reads SQL
- * text (standard_conforming_strings on, no backslash quotes, UTF-8). Pinned per session so a role or database default (`alter role … set
- * standard_conforming_strings = off`) cannot make the server read a string differently from the
- * validator.
+ * text (standard_conforming_strings on, no backslash quotes, UTF-8). Pinned per session so a role
+ * or database default (`alter role … set standard_conforming_strings = off`) cannot make the
+ * server read a string differently from the validator.
  * Values are validated identifiers and integers (config.ts), so no escaping is needed.
  */
 export function sessionSettings(schema: string, statementTimeoutMs: number): readonly (readonly [string, string])[] {

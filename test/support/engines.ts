@@ -12,6 +12,21 @@ import type { ResponseShape } from '../../src/query/logflare-shape.ts';
 import { createDatabase, startPostgres, type PgServer } from '../../scripts/lib/pg-server.ts';
 
 export const SCHEMA = 'logs';
+
+/**
+ * Run one statement on a fresh connection to `url`, outside any pool (fault tests ask the server
+ * about the service's own connections, which may be stopped or gone), and close it.
+ */
+export async function queryOnce<T extends Record<string, unknown>>(url: string, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params as unknown[])).rows;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
 /** The statement timeout of an engine opened without one. */
 export const TEST_STATEMENT_TIMEOUT_MS = 15_000;
 

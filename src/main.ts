@@ -5,11 +5,14 @@ import { openEngine } from './store/open-engine.ts';
 import { createLogger, errorFields } from './ops/logger.ts';
 import { DefinitionError } from './query/registry.ts';
 import { startService } from './service.ts';
+import { pinTickShape } from './ops/tick-shape.ts';
 
 /** After the drain deadline, how long closing connections and the pool may take before the process exits regardless. */
 const CLOSE_GRACE_MS = 1_500;
 
 async function main(): Promise<void> {
+  // Before start-up's own full GC can make node's nextTick slow for the life of the process.
+  const tickShape = pinTickShape();
   let config: Config;
   try {
     config = readConfig();
@@ -59,6 +62,8 @@ async function main(): Promise<void> {
     force.unref();
     service.close().then(() => engine.close()).then(
       () => {
+        // Held until here: this closure is what keeps the pinned entry reachable while serving.
+        tickShape.release();
         logger.info('shut down', { signal });
         process.exit(0);
       },

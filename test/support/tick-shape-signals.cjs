@@ -1,0 +1,17 @@
+// Preloaded (`--require`) by test/tick-shape.test.ts into a process run with `--expose-gc
+// --allow-natives-syntax`. The first SIGUSR2 runs two full GCs, then uses nextTick again; the next one prints
+// `%DebugPrint(process.nextTick)` (V8 writes it to stdout itself), whose feedback slots say whether
+// node's nextTick entry literal is still monomorphic. Natives syntax is the only way to see it.
+const noop = () => {};
+let signals = 0;
+process.on('SIGUSR2', () => {
+  if (signals++ === 0) {
+    gc();
+    gc();
+    for (let i = 0; i < 100; i++) process.nextTick(noop, i);
+    process.stdout.write('TICK-SHAPE GC\n');
+  } else {
+    %DebugPrint(process.nextTick);
+    process.stdout.write('TICK-SHAPE PRINTED\n');
+  }
+});

@@ -1,0 +1,94 @@
+/**
+ * Regression: after a full GC at a moment when no `process.nextTick` entry was alive (start-up has
+ * one, and an idle server has them), node's nextTick went megamorphic for the rest of the process's
+ * life, and every request paid for it (~250 ns a nextTick, about seven a request; the cached call
+ * at c=32 fell from 0.67× to 0.57× the bare node:http server in the bench; README, Performance).
+ * The process keeps one entry alive (src/ops/tick-shape.ts). Each test runs a process with
+ * test/support/tick-shape-signals.cjs preloaded: use, full GC while idle, use again, then read the
+ * feedback V8 keeps for the entry literal's four property definitions (two symbols, callback, args).
+ * The plain process is the control: it shows the test can see the state it guards against.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { npmStartCommand } from '../scripts/lib/npm-start.ts';
+import { SETTINGS } from '../src/ops/config.ts';
+import { TOKEN } from './support/service.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SIGNALS = fileURLToPath(new URL('./support/tick-shape-signals.cjs', import.meta.url));
+const PROBE_FLAGS = ['--expose-gc', '--allow-natives-syntax', '--require', SIGNALS];
+
+interface Probed {
+  child: ChildProcess;
+  stdout: () => string;
+}
+
+function spawnProbed(args: string[], env: Record<string, string> = {}): Probed {
+  const base = { ...process.env };
+  for (const name of Object.keys(SETTINGS)) delete base[name];
+  const child = spawn(process.execPath, [...PROBE_FLAGS, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c));
+  return { child, stdout: () => out };
+}
+
+async function until(p: Probed, what: RegExp): Promise<void> {
+  for (let waited = 0; !what.test(p.stdout()); waited += 20) {
+    if (p.child.exitCode !== null) throw new Error(`exited (${p.child.exitCode}) before ${what}:\n${p.stdout()}`);
+    if (waited > 30_000) throw new Error(`no ${what} within 30 s:\n${p.stdout()}`);
+    await sleep(20);
+  }
+}
+
+/** Use, idle full GC, use again, then the IC state of each of the entry literal's definitions. */
+async function statesAfterIdleGc(p: Probed, use: () => Promise<void>): Promise<string[]> {
+  await use();
+  await sleep(50);
+  p.child.kill('SIGUSR2');
+  await until(p, /TICK-SHAPE GC/);
+  await use();
+  p.child.kill('SIGUSR2');
+  await until(p, /TICK-SHAPE PRINTED/);
+  const states = [...p.stdout().matchAll(/slot #\d+ DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((m) => m[1]!);
+  // If a future node builds the entry differently, say so rather than pass on nothing.
+  assert.equal(states.length, 4, `expected the entry literal's four definitions in nextTick's feedback:\n${p.stdout().slice(0, 3000)}`);
+  return states;
+}
+
+describe('process.nextTick after a full GC with no entry alive', () => {
+  const children: ChildProcess[] = [];
+  after(() => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+
+  test('a plain node process goes megamorphic (the state the service guards against)', { timeout: 60_000 }, async () => {
+    // Some use before the GC, then idle (the preload uses nextTick again after it).
+    const p = spawnProbed(['-e', 'for (let i = 0; i < 100; i++) process.nextTick(() => {}, i); setInterval(() => {}, 1000); console.log("READY")']);
+    children.push(p.child);
+    await until(p, /READY/);
+    const states = await statesAfterIdleGc(p, async () => {});
+    p.child.kill('SIGKILL');
+    assert.ok(states.includes('MEGAMORPHIC'), `node no longer goes megamorphic here (${states.join(', ')}); src/ops/tick-shape.ts may be unnecessary`);
+  });
+
+  test('the service (npm start) stays monomorphic across requests, an idle full GC and more requests', { timeout: 90_000 }, async () => {
+    const start = npmStartCommand();
+    const p = spawnProbed([...start.nodeArgs, start.script], { PORT: '0', HOST: '127.0.0.1', SEED_ROWS: '200', ACCESS_TOKENS: TOKEN, LOG_LEVEL: 'silent' });
+    children.push(p.child);
+    await until(p, /listening on http:\/\/\S+/);
+    const url = /listening on (http:\/\/\S+)/.exec(p.stdout())![1]!;
+    const use = async () => {
+      for (let i = 0; i < 20; i++) {
+        const res = await fetch(`${url}/api/endpoints/query/logs.all?project=default`, { headers: { 'X-API-KEY': TOKEN } });
+        assert.equal(res.status, 200);
+        await res.arrayBuffer();
+      }
+    };
+    const states = await statesAfterIdleGc(p, use);
+    p.child.kill('SIGTERM');
+    assert.deepEqual(states, ['MONOMORPHIC', 'MONOMORPHIC', 'MONOMORPHIC', 'MONOMORPHIC']);
+  });
+});

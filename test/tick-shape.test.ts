@@ -10,6 +10,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -26,13 +29,20 @@ interface Probed {
   stdout: () => string;
 }
 
+/**
+ * The child's stdout is a file, not a pipe: node makes a stdout pipe non-blocking, and C's stdout,
+ * which V8's %DebugPrint writes through, drops what a full pipe refuses. `stdbuf -o0` (coreutils)
+ * unbuffers C's stdout, so what it prints is in the file before the line node writes after it.
+ */
 function spawnProbed(args: string[], env: Record<string, string> = {}): Probed {
   const base = { ...process.env };
   for (const name of Object.keys(SETTINGS)) delete base[name];
-  const child = spawn(process.execPath, [...PROBE_FLAGS, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c));
-  return { child, stdout: () => out };
+  const file = join(mkdtempSync(join(tmpdir(), 'tick-shape-')), 'stdout');
+  const fd = openSync(file, 'w+');
+  const child = spawn('stdbuf', ['-o0', process.execPath, ...PROBE_FLAGS, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', fd, 'inherit'] });
+  closeSync(fd);
+  child.on('exit', () => rmSync(dirname(file), { recursive: true, force: true }));
+  return { child, stdout: () => readFileSync(file, 'utf8') };
 }
 
 async function until(p: Probed, what: RegExp): Promise<void> {
@@ -52,9 +62,11 @@ async function statesAfterIdleGc(p: Probed, use: () => Promise<void>): Promise<s
   await use();
   p.child.kill('SIGUSR2');
   await until(p, /TICK-SHAPE PRINTED/);
-  const states = [...p.stdout().matchAll(/slot #\d+ DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((m) => m[1]!);
+  const printed = p.stdout();
+  p.child.kill('SIGKILL');
+  const states = [...printed.matchAll(/slot #\d+ DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((m) => m[1]!);
   // If a future node builds the entry differently, say so rather than pass on nothing.
-  assert.equal(states.length, 4, `expected the entry literal's four definitions in nextTick's feedback:\n${p.stdout().slice(0, 3000)}`);
+  assert.equal(states.length, 4, `expected the entry literal's four definitions in nextTick's feedback:\n${printed.slice(0, 3000)}`);
   return states;
 }
 
@@ -70,7 +82,6 @@ describe('process.nextTick after a full GC with no entry alive', () => {
     children.push(p.child);
     await until(p, /READY/);
     const states = await statesAfterIdleGc(p, async () => {});
-    p.child.kill('SIGKILL');
     assert.ok(states.includes('MEGAMORPHIC'), `node no longer goes megamorphic here (${states.join(', ')}); src/ops/tick-shape.ts may be unnecessary`);
   });
 
@@ -88,7 +99,6 @@ describe('process.nextTick after a full GC with no entry alive', () => {
       }
     };
     const states = await statesAfterIdleGc(p, use);
-    p.child.kill('SIGTERM');
     assert.deepEqual(states, ['MONOMORPHIC', 'MONOMORPHIC', 'MONOMORPHIC', 'MONOMORPHIC']);
   });
 });

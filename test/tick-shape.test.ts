@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -37,11 +37,21 @@ interface Probed {
 function spawnProbed(args: string[], env: Record<string, string> = {}): Probed {
   const base = { ...process.env };
   for (const name of Object.keys(SETTINGS)) delete base[name];
-  const file = join(mkdtempSync(join(tmpdir(), 'tick-shape-')), 'stdout');
+  // Coverage off: c8 (npm test) sets NODE_V8_COVERAGE, and spawn() adds the parent's value to a
+  // child's env that lacks it (an empty one turns it off). Under V8's coverage mode a process goes
+  // megamorphic here even when pinned first thing (measured); production never runs under it.
+  // The child's TMPDIR (the embedded store's temporary directory) is this directory too: all of it
+  // goes when the child does.
+  const dir = mkdtempSync(join(tmpdir(), 'tick-shape-'));
+  const file = join(dir, 'stdout');
   const fd = openSync(file, 'w+');
-  const child = spawn('stdbuf', ['-o0', process.execPath, ...PROBE_FLAGS, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', fd, 'inherit'] });
+  const child = spawn('stdbuf', ['-o0', process.execPath, ...PROBE_FLAGS, ...args], {
+    cwd: ROOT,
+    env: { ...base, NODE_V8_COVERAGE: '', TMPDIR: dir, ...env },
+    stdio: ['ignore', fd, 'inherit'],
+  });
   closeSync(fd);
-  child.on('exit', () => rmSync(dirname(file), { recursive: true, force: true }));
+  child.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   return { child, stdout: () => readFileSync(file, 'utf8') };
 }
 

@@ -1,7 +1,8 @@
 /**
  * Child process of test/pg-gc.test.ts: runs `logs.all` uncached through the pg engine, one call at
  * a time, for DURATION_MS, as a service would at concurrency 1, and drops each answer once it has
- * been encoded. Run under `node --trace-gc-nvp`, which prints each scavenge's promoted bytes.
+ * been encoded (after CONCURRENT_MS of 32 calls at a time, when set). Run under `node
+ * --trace-gc-nvp`, which prints each scavenge's promoted bytes.
  */
 import { createPgEngine } from '../../src/store/pg-engine.ts';
 import { encodeResult } from '../../src/query/encode.ts';
@@ -15,8 +16,8 @@ import { SCHEMA } from './engines.ts';
 const engine = createPgEngine({ connectionString: process.env.DATABASE_URL!, schema: SCHEMA, statementTimeoutMs: 10_000, poolMax: 2, connectTimeoutMs: 2_000 });
 const logsAll = loadRegistry(QUERIES_DIR, await loadSqlParser()).lookup('logs.all')!;
 const { sql, params } = bindStatement(logsAll, new Map([['project', [process.env.PROJECT!]]]), null, POSTGRESQL);
-// First 32 calls at a time (as the bench's c=32 row), when CONCURRENT_MS says so: answers then
-// outlive scavenges, which is what once led V8 to pretenure (see test/pg-gc.test.ts).
+// 32 calls at a time first (as the bench's c=32 row): answers then outlive scavenges, which is
+// what led V8 to pretenure part of them (test/pg-gc.test.ts).
 const concurrentUntil = performance.now() + Number(process.env.CONCURRENT_MS ?? 0);
 await Promise.all(
   Array.from({ length: 32 }, async () => {

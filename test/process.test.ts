@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,11 +152,18 @@ describe('the process', () => {
       await waitFor('the statement to run', async () => (await activeSleeps(store)) === 1, 5_000);
       const signalled = Date.now();
       p.child.kill('SIGTERM');
+      // A bare TCP connect, never a request: fetch would reuse a keep-alive connection opened before
+      // the listener closed, and its request would be answered 503 during the drain (and logged).
+      const { hostname, port } = new URL(url);
       const refused = () =>
-        fetch(`${url}/health`).then(
-          () => false,
-          (err: Error & { cause?: { code?: string } }) => err.cause?.code === 'ECONNREFUSED',
-        );
+        new Promise<boolean>((resolve) => {
+          const socket = connect(Number(port), hostname);
+          socket.once('connect', () => {
+            socket.destroy();
+            resolve(false);
+          });
+          socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+        });
       await waitFor('new connections to be refused', refused, 1_000, 50);
       assert.equal(answered, false, 'the listener closed while the request was still running');
 

@@ -6,6 +6,7 @@
  * backend, so it needs the throwaway server (a process this test may signal).
  */
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Service } from '../src/service.ts';
 import type { Engine } from '../src/store/engine.ts';
@@ -72,7 +73,7 @@ describe('read timeout on PostgreSQL', () => {
     process.kill(stopped, 'SIGCONT');
     stopped = undefined;
     // The cut connection's late socket events found a listener: nothing reached the process.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     assert.deepEqual(faults.seen, []);
   });
 });

@@ -13,16 +13,13 @@ import { after, before, describe, test } from 'node:test';
 import { pgFactory, type TestStore } from './support/engines.ts';
 import { activeSleeps, waitFor } from './support/ops.ts';
 import { SLOW_QUERIES_DIR } from './support/slow-queries.ts';
-import { TOKEN } from './support/service.ts';
+import { serviceChildEnv, TOKEN } from './support/service.ts';
 import { npmStartCommand } from '../scripts/lib/npm-start.ts';
-import { SETTINGS } from '../src/ops/config.ts';
 import { TEMPORARY_STORE_PREFIX } from '../src/store/pglite-engine.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Built once for the whole file, as `npm start`'s prestart does. */
 const START = npmStartCommand();
-/** Every variable the service reads: the parent's values must not leak into the child. */
-const SERVICE_VARS = Object.keys(SETTINGS);
 
 interface Running {
   child: ChildProcess;
@@ -33,9 +30,7 @@ interface Running {
 
 /** Spawn the service with exactly `env` (on top of the parent's non-service variables). */
 function spawnMain(env: Record<string, string>): Running {
-  const base = { ...process.env };
-  for (const name of SERVICE_VARS) delete base[name];
-  const child = spawn(process.execPath, [...START.nodeArgs, START.script], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...START.nodeArgs, START.script], { cwd: ROOT, env: serviceChildEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));

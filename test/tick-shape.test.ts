@@ -17,8 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { npmStartCommand } from '../scripts/lib/npm-start.ts';
-import { SETTINGS } from '../src/ops/config.ts';
-import { TOKEN } from './support/service.ts';
+import { waitFor } from './support/ops.ts';
+import { serviceChildEnv, TOKEN } from './support/service.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SIGNALS = fileURLToPath(new URL('./support/tick-shape-signals.cjs', import.meta.url));
@@ -35,8 +35,6 @@ interface Probed {
  * unbuffers C's stdout, so what it prints is in the file before the line node writes after it.
  */
 function spawnProbed(args: string[], env: Record<string, string> = {}): Probed {
-  const base = { ...process.env };
-  for (const name of Object.keys(SETTINGS)) delete base[name];
   // Coverage off: c8 (npm test) sets NODE_V8_COVERAGE, and spawn() adds the parent's value to a
   // child's env that lacks it (an empty one turns it off). Under V8's coverage mode a process goes
   // megamorphic here even when pinned first thing (measured); production never runs under it.
@@ -47,7 +45,7 @@ function spawnProbed(args: string[], env: Record<string, string> = {}): Probed {
   const fd = openSync(file, 'w+');
   const child = spawn('stdbuf', ['-o0', process.execPath, ...PROBE_FLAGS, ...args], {
     cwd: ROOT,
-    env: { ...base, NODE_V8_COVERAGE: '', TMPDIR: dir, ...env },
+    env: serviceChildEnv({ NODE_V8_COVERAGE: '', TMPDIR: dir, ...env }),
     stdio: ['ignore', fd, 'inherit'],
   });
   closeSync(fd);
@@ -55,12 +53,12 @@ function spawnProbed(args: string[], env: Record<string, string> = {}): Probed {
   return { child, stdout: () => readFileSync(file, 'utf8') };
 }
 
+/** Wait for `what` on the child's stdout (failing at once if the child has exited). */
 async function until(p: Probed, what: RegExp): Promise<void> {
-  for (let waited = 0; !what.test(p.stdout()); waited += 20) {
+  await waitFor(`${what} on the child's stdout`, () => {
     if (p.child.exitCode !== null) throw new Error(`exited (${p.child.exitCode}) before ${what}:\n${p.stdout()}`);
-    if (waited > 30_000) throw new Error(`no ${what} within 30 s:\n${p.stdout()}`);
-    await sleep(20);
-  }
+    return what.test(p.stdout());
+  }, 30_000, 20);
 }
 
 /** Use, idle full GC, use again, then the IC state of each of the entry literal's definitions. */

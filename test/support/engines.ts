@@ -27,6 +27,7 @@ export async function queryOnce<T extends Record<string, unknown>>(url: string, 
     await client.end().catch(() => {});
   }
 }
+
 /** The statement timeout of an engine opened without one. */
 export const TEST_STATEMENT_TIMEOUT_MS = 15_000;
 

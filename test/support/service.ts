@@ -1,10 +1,20 @@
 import type { Clock } from '../../src/clock.ts';
-import { readConfig } from '../../src/ops/config.ts';
+import { readConfig, SETTINGS } from '../../src/ops/config.ts';
 import { createLogger, type Logger } from '../../src/ops/logger.ts';
 import { startService, type Service } from '../../src/service.ts';
 import type { TestStore } from './engines.ts';
 
 export const TOKEN = 'test-token-0123456789abcdef';
+
+/**
+ * The environment for a service child process: the parent's, without any variable the service
+ * reads (the parent's values must not leak into the child), then exactly `env`.
+ */
+export function serviceChildEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(SETTINGS)) delete base[name];
+  return { ...base, ...env };
+}
 
 /** The shipped stored queries' ids (sql/queries/*.json), for tests that call by id. */
 export const LOGS_ALL_ID = 'dbfa1333-137e-484c-a48a-ab8e074edc7c';

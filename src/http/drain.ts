@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 export interface Drain {
   /** Count a request from its start… */
   track(res: ServerResponse): void;
-  /** …until its response closes (finished or abandoned); the request's close listener calls this. */
+  /** …until it is over: its answer written whole, or its response closed (finished or abandoned). */
   release(res: ServerResponse): void;
   readonly draining: boolean;
   readonly inFlight: number;

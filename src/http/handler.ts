@@ -3,7 +3,6 @@
  * handler (routes.ts); every error becomes the JSON envelope, and every request ends in one log
  * line and its metrics.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { HttpError } from '../errors.ts';
@@ -11,12 +10,13 @@ import { describeQuery } from '../ops/listing.ts';
 import { errorFields, type Logger } from '../ops/logger.ts';
 import { PreparedCalls } from '../query/prepared-calls.ts';
 import { RequestContext } from './request-context.ts';
+import { RequestIds } from './request-ids.ts';
 import { readSearch } from './request-input.ts';
-import { sendError, type HeaderList } from './respond.ts';
+import { AnswerTexts, sendError, type HeaderList } from './respond.ts';
 import { splitTarget, TargetMemo, type RouteMatch } from './router.ts';
 import { ROUTES, type RouteDeps } from './routes.ts';
 
-export type HandlerDeps = Omit<RouteDeps, 'listing' | 'prepared'> & { logger: Logger };
+export type HandlerDeps = Omit<RouteDeps, 'listing' | 'prepared' | 'answerTexts'> & { logger: Logger };
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -35,6 +35,7 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
     listing: handlerDeps.registry.all.map((q) => ({ q, listed: describeQuery(q) })),
     prepared: new PreparedCalls(handlerDeps, readSearch),
     targets: new TargetMemo(),
+    answerTexts: new AnswerTexts(),
   };
   const cors: HeaderList = Object.freeze(
     config.corsOrigin === '*'
@@ -44,11 +45,11 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
   // Decided once: with request logging off, a request gathers no log fields at all.
   const logRequests = logger.enabled('info');
 
-  const closed = (ctx: RequestContext): void => {
+  /** The request is over: count it, log it, and let a drain stop waiting for it. */
+  const settle = (ctx: RequestContext, status: number): void => {
     const { req, res } = ctx;
     deps.drain.release(res);
     const durationMs = performance.now() - ctx.started;
-    const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED;
     deps.metrics.observeRequest({ route: ctx.route, query: ctx.query, status, durationMs });
     if (!logRequests) return;
     // Path without the query string and no header values: parameter values and tokens never reach the log.
@@ -65,6 +66,7 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
       client: req.socket.remoteAddress,
     });
   };
+  const closed = (ctx: RequestContext): void => settle(ctx, ctx.res.writableFinished ? ctx.res.statusCode : CLIENT_CLOSED);
 
   const failed = (ctx: RequestContext, err: unknown): void => {
     const httpErr = err instanceof HttpError ? err : new HttpError('internal', undefined, { cause: err });
@@ -73,29 +75,46 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
     sendError(ctx.req, ctx.res, httpErr, ctx.headers);
   };
 
+  const ids = new RequestIds();
   return (req, res) => {
     const started = performance.now();
     const incomingId = req.headers['x-request-id'];
-    const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
-    const ctx = new RequestContext(req, res, requestId, started, cors, closed);
+    const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : ids.next();
+    const ctx = new RequestContext(req, res, requestId, started, cors);
     deps.drain.track(res);
     // A cache hit is answered synchronously: no promise is made unless a step has to wait.
-    let pending: void | Promise<void>;
+    let pending: void | Promise<void> = undefined;
     try {
       pending = dispatch(deps, ctx);
     } catch (err) {
       failed(ctx, err);
-      return;
     }
-    if (pending !== undefined) pending.catch((err: unknown) => failed(ctx, err));
+    if (pending !== undefined) {
+      pending.catch((err: unknown) => failed(ctx, err));
+      ctx.onClose(closed);
+    } else if (writtenWhole(res)) {
+      // Every byte is with the kernel already (a cache hit, most errors): done now, no close listener.
+      settle(ctx, res.statusCode);
+    } else {
+      ctx.onClose(closed);
+    }
   };
+}
+
+/**
+ * The response has ended and the socket took all of it: nothing is left for node to send, so the
+ * request is complete as far as this process can tell (nginx logs a request at the same point).
+ */
+function writtenWhole(res: ServerResponse): boolean {
+  return res.writableEnded && !res.destroyed && res.writableLength === 0;
 }
 
 type DispatchDeps = RouteDeps & { targets: TargetMemo };
 
 function dispatch(deps: DispatchDeps, ctx: RequestContext): void | Promise<void> {
   const url = ctx.req.url ?? '/';
-  if (Buffer.byteLength(url) > deps.config.maxUrlBytes) throw new HttpError('uri_too_long');
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: most targets are short enough not to be measured.
+  if (url.length * 3 > deps.config.maxUrlBytes && Buffer.byteLength(url) > deps.config.maxUrlBytes) throw new HttpError('uri_too_long');
   // Only requests already on an open connection get here after SIGTERM; send them to another replica.
   if (deps.drain.draining) {
     throw new HttpError('database_unavailable', 'The service is shutting down; retry shortly.', { headers: { 'Retry-After': SHUTDOWN_RETRY_AFTER_SECONDS } });

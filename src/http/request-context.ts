@@ -24,11 +24,17 @@ export class RequestContext {
     readonly started: number,
     /** The CORS headers, fixed at start-up: on every response, errors included, with X-Request-Id. */
     readonly cors: HeaderList,
-    closed: (ctx: RequestContext) => void,
-  ) {
-    // The request's one 'close' listener ('on', not 'once': close is emitted once, and once() wraps).
-    res.on('close', () => {
-      if (this.abort !== null && !res.writableFinished) this.abort.abort();
+  ) {}
+
+  /**
+   * Call `closed` once the response closes, finished or abandoned (then `clientGone()` fires). Only
+   * a request still under way when the handler returns needs this: the handler settles an answer
+   * already written whole at once, without a listener.
+   */
+  onClose(closed: (ctx: RequestContext) => void): void {
+    // 'on', not 'once': close is emitted once, and once() wraps.
+    this.res.on('close', () => {
+      if (this.abort !== null && !this.res.writableFinished) this.abort.abort();
       closed(this);
     });
   }

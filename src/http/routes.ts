@@ -20,7 +20,7 @@ import type { Engine } from '../store/engine.ts';
 import type { Drain } from './drain.ts';
 import type { RequestContext } from './request-context.ts';
 import { readInput } from './request-input.ts';
-import { sendAnswer, sendJson } from './respond.ts';
+import { sendAnswer, sendJson, type AnswerTexts } from './respond.ts';
 import type { RouteKind, RouteMatch } from './router.ts';
 
 export interface RouteDeps {
@@ -39,6 +39,8 @@ export interface RouteDeps {
   listing: readonly { q: StoredQuery; listed: ListedQuery }[];
   /** GET calls prepared once per distinct query string. */
   prepared: PreparedCalls;
+  /** Per-response header values of stored-query answers. */
+  answerTexts: AnswerTexts;
 }
 
 export type RouteHandler = (deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: string) => void | Promise<void>;
@@ -83,20 +85,20 @@ function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: 
   if (ctx.req.method === 'POST') return queryWithBody(deps, ctx, q, search, redact, principal);
   // A GET (or HEAD) is its query string: prepared once per distinct one, and a hit answered at once.
   const run = runQuery(deps, deps.prepared.fromSearch(q, search, redact), ctx, principal);
-  if (run instanceof Promise) return run.then((a) => answer(ctx, a));
-  answer(ctx, run);
+  if (run instanceof Promise) return run.then((a) => answer(deps, ctx, a));
+  answer(deps, ctx, run);
 }
 
 /** A POST adds its JSON body to the query string's parameters. */
 async function queryWithBody(deps: RouteDeps, ctx: RequestContext, q: StoredQuery, search: string, redact: boolean, principal: Principal): Promise<void> {
   const call = deps.prepared.prepare(q, await readInput(ctx.req, search, deps.config.maxBodyBytes), redact);
-  answer(ctx, await runQuery(deps, call, ctx, principal));
+  answer(deps, ctx, await runQuery(deps, call, ctx, principal));
 }
 
-function answer(ctx: RequestContext, a: QueryAnswer): void {
+function answer(deps: RouteDeps, ctx: RequestContext, a: QueryAnswer): void {
   ctx.rows = a.result.rows;
   ctx.cache = a.cache;
-  sendAnswer(ctx.req, ctx.res, a, ctx.cors, ctx.requestId, ctx.started);
+  sendAnswer(ctx.req, ctx.res, a, ctx.cors, ctx.requestId, ctx.started, deps.answerTexts);
 }
 
 async function ready(deps: RouteDeps, ctx: RequestContext): Promise<void> {

@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
  */
 export interface EncodedResult {
   readonly body: Buffer;
+  /** `Content-Length` of the body, as the header's text. */
+  readonly contentLength: string;
   /** Strong validator of the body bytes: equal bodies, equal ETags, on every replica. */
   readonly etag: string;
   readonly rows: number;
@@ -21,5 +23,5 @@ export interface EncodedResult {
 export function encodedResult(body: Buffer, rows: number, truncated: boolean, dbTimeMs: number): EncodedResult {
   const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
   const headers = Object.freeze(truncated ? ['ETag', etag, 'X-Result-Truncated', 'true'] : ['ETag', etag]);
-  return { body, etag, rows, truncated, dbTimeMs, headers };
+  return { body, contentLength: String(body.length), etag, rows, truncated, dbTimeMs, headers };
 }

@@ -192,6 +192,13 @@ export function httpBehaviour(factory: EngineFactory): void {
         const second = await call(base, usage('c1'));
         assert.match(second.headers.get('cache-status')!, /^endpoints; hit; ttl=858$/);
         assert.equal(second.headers.get('age'), '42');
+        // A hit's values are reused from a memo (respond.ts): still this hit's own TTL and timing.
+        assert.match(second.headers.get('server-timing')!, /^db;dur=0, total;dur=\d+\.\d\d$/);
+        clock.t += 1_000;
+        const third = await call(base, usage('c1'));
+        assert.deepEqual([third.headers.get('cache-status'), third.headers.get('age')], ['endpoints; hit; ttl=857', '43']);
+        assert.equal(third.headers.get('content-length'), String(Buffer.byteLength(body)));
+        await third.arrayBuffer();
         assert.equal(second.headers.get('etag'), first.headers.get('etag'));
         assert.equal(await second.text(), body);
       });
@@ -416,6 +423,34 @@ export function httpBehaviour(factory: EngineFactory): void {
           if (c.status === 405) assert.ok(res.headers.get('allow'));
         });
       }
+
+      test('X-Request-Id: a sane one is echoed; a missing or unfit one is replaced by a fresh UUID v4', async () => {
+        const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+        const cases: { sent: string | undefined; echoed: boolean }[] = [
+          { sent: 'abc-123_x.y:z', echoed: true },
+          { sent: 'a'.repeat(128), echoed: true },
+          { sent: undefined, echoed: false },
+          { sent: '', echoed: false },
+          { sent: 'a'.repeat(129), echoed: false },
+          { sent: 'has space', echoed: false },
+          { sent: 'quote"d', echoed: false },
+          { sent: 'semi;colon', echoed: false },
+        ];
+        const fresh = new Set<string>();
+        for (const c of cases) {
+          for (const path of ['/api/endpoints/query/logs.all?project=alpha', '/api/endpoints/query/usage.api-counts?interval=daily&project=rid', '/api/endpoints/query/nope']) {
+            const res = await call(base, path, c.sent === undefined ? {} : { headers: { 'X-Request-Id': c.sent } });
+            await res.arrayBuffer();
+            const id = res.headers.get('x-request-id')!;
+            if (c.echoed) assert.equal(id, c.sent, `${path} echoes ${c.sent}`);
+            else {
+              assert.match(id, UUID_V4, `${path} with ${JSON.stringify(c.sent)}`);
+              fresh.add(id);
+            }
+          }
+        }
+        assert.equal(fresh.size, 6 * 3, 'every replaced id is new');
+      });
 
       test('Authorization: Bearer is accepted', async () => {
         const res = await fetch(`${base}/api/endpoints/query/logs.all?project=alpha`, { headers: { Authorization: `Bearer ${TOKEN}` } });

@@ -130,7 +130,8 @@ export function opsBehaviour(factory: EngineFactory): void {
         assert.equal(after.get('endpoints_db_pool_max'), svc.engine.poolStats!().max);
         assert.equal(after.get('endpoints_db_pool_connections{state="in_use"}'), 0);
         assert.equal(after.get('endpoints_db_pool_waiting'), 0);
-        assert.ok(after.get('endpoints_http_requests_in_flight')! >= 1, 'the scrape itself is in flight');
+        // Regression guard: answers written whole at once (the hit, the errors) are released without a close listener.
+        assert.equal(after.get('endpoints_http_requests_in_flight'), 1, 'only the scrape itself is in flight');
       });
 
       test('METRICS_TOKEN protects /metrics; access tokens do not open it', async () => {
@@ -194,6 +195,15 @@ export function opsBehaviour(factory: EngineFactory): void {
         await waitFor('the cached call\'s request line', () => svc.logs.some((l) => l.request_id === 'log-test-3'), 2_000);
         const cachedLine = svc.logs.find((l) => l.request_id === 'log-test-3')!;
         assert.deepEqual([cachedLine.query, cachedLine.cache, typeof cachedLine.rows], ['usage.api-counts', 'miss', 'number']);
+        // A hit is answered synchronously and settled without waiting for its close: still one full line.
+        const hit = await call(base, '/api/endpoints/query/usage.api-counts?interval=daily&project=log-cached');
+        assert.match(hit.headers.get('cache-status')!, /^endpoints; hit; /);
+        await hit.arrayBuffer();
+        const hitId = hit.headers.get('x-request-id')!;
+        await waitFor('the hit\'s request line', () => svc.logs.some((l) => l.request_id === hitId), 2_000);
+        const hitLine = svc.logs.find((l) => l.request_id === hitId)!;
+        assert.deepEqual([hitLine.status, hitLine.query, hitLine.cache, hitLine.rows], [200, 'usage.api-counts', 'hit', cachedLine.rows]);
+        assert.equal(typeof hitLine.duration_ms, 'number');
 
         const all = svc.rawLogs.join('\n');
         for (const secret of [TOKEN, WRONG, SCOPED, SECRET_VALUE]) assert.ok(!all.includes(secret), `the log must not contain ${secret}`);

@@ -37,7 +37,7 @@ class FakeTime {
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function result(body: string): EncodedResult {
-  return { body: Buffer.from(body), etag: `"${body}"`, rows: 1, truncated: false, dbTimeMs: 1, headers: [] };
+  return { body: Buffer.from(body), contentLength: String(Buffer.byteLength(body)), etag: `"${body}"`, rows: 1, truncated: false, dbTimeMs: 1, headers: [] };
 }
 
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {

@@ -11,9 +11,10 @@ import { errorFields, type Logger } from '../ops/logger.ts';
 import { PreparedCalls } from '../query/prepared-calls.ts';
 import { RequestContext } from './request-context.ts';
 import { RequestIds } from './request-ids.ts';
+import { requestLineMembers, truncate } from './request-line.ts';
 import { readSearch } from './request-input.ts';
 import { AnswerTexts, sendError, type HeaderList } from './respond.ts';
-import { splitTarget, TargetMemo, type RouteMatch } from './router.ts';
+import { TargetMemo, type RouteMatch } from './router.ts';
 import { ROUTES, type RouteDeps } from './routes.ts';
 
 export type HandlerDeps = Omit<RouteDeps, 'listing' | 'prepared' | 'answerTexts'> & { logger: Logger };
@@ -47,24 +48,10 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
 
   /** The request is over: count it, log it, and let a drain stop waiting for it. */
   const settle = (ctx: RequestContext, status: number): void => {
-    const { req, res } = ctx;
-    deps.drain.release(res);
+    deps.drain.release(ctx.res);
     const durationMs = performance.now() - ctx.started;
     deps.metrics.observeRequest({ route: ctx.route, query: ctx.query, status, durationMs });
-    if (!logRequests) return;
-    // Path without the query string and no header values: parameter values and tokens never reach the log.
-    logger.info('request', {
-      request_id: ctx.requestId,
-      method: req.method,
-      path: truncate(ctx.pathname === '' ? splitTarget(req.url ?? '/').pathname : ctx.pathname),
-      query: ctx.query === '' ? undefined : ctx.query,
-      status,
-      duration_ms: Math.round(durationMs * 100) / 100,
-      rows: ctx.rows,
-      cache: ctx.cache,
-      code: ctx.code,
-      client: req.socket.remoteAddress,
-    });
+    if (logRequests) logger.infoMembers('request', requestLineMembers(ctx, status, durationMs));
   };
   const closed = (ctx: RequestContext): void => settle(ctx, ctx.res.writableFinished ? ctx.res.statusCode : CLIENT_CLOSED);
 
@@ -137,8 +124,4 @@ function preflight(ctx: RequestContext, match: RouteMatch): void {
     [...ctx.headers, 'Access-Control-Allow-Methods', match.allow.join(', '), 'Access-Control-Allow-Headers', PREFLIGHT_HEADERS, 'Access-Control-Max-Age', '600'],
   );
   ctx.res.end();
-}
-
-function truncate(s: string): string {
-  return s.length > 200 ? s.slice(0, 200) + '…' : s;
 }

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorCode } from '../errors.ts';
+import type { QueryAnswer } from '../query/run-query.ts';
 import type { HeaderList } from './respond.ts';
 
 /**
@@ -13,8 +15,8 @@ export class RequestContext {
   /** Request path without the query string, once split. */
   pathname = '';
   rows: number | undefined;
-  cache: string | undefined;
-  code: string | undefined;
+  cache: QueryAnswer['cache'] | undefined;
+  code: ErrorCode | undefined;
   private abort: AbortController | null = null;
 
   constructor(

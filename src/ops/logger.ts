@@ -6,6 +6,11 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /**
+   * An info line whose fields the caller has already written as JSON object members (`"k":v,…`,
+   * no braces; `jsonString` quotes a string): for the request line, written once per request.
+   */
+  infoMembers(msg: string, members: string): void;
   /** Whether lines at `level` are written: a caller whose fields cost something to gather asks first. */
   enabled(level: Exclude<LogLevel, 'silent'>): boolean;
 }
@@ -25,17 +30,36 @@ export function createLogger(level: LogLevel, write: (line: string, level: LogLe
     }
     return lastIso;
   };
+  const line = (head: string, msg: string, members: string): string =>
+    `{"time":"${isoNow()}${head}${jsonString(msg)}${members === '' ? '}' : `,${members}}`}`;
   const at = (lvl: Exclude<LogLevel, 'silent'>) => {
     const head = `","level":"${lvl}","msg":`;
     return (msg: string, fields: Record<string, unknown> = {}) => {
       if (RANK[lvl] < RANK[level]) return;
-      // {"time","level","msg", then the fields}: the fields serialised as they are, not copied into
-      // a new object first (JSON.stringify leaves out undefined values either way).
-      const rest = JSON.stringify(fields);
-      write(`{"time":"${isoNow()}${head}${JSON.stringify(msg)}${rest === '{}' ? '}' : `,${rest.slice(1)}`}`, lvl);
+      // The fields serialised as they are, not copied into a new object first (JSON.stringify leaves
+      // out undefined values either way); their braces dropped.
+      write(line(head, msg, JSON.stringify(fields).slice(1, -1)), lvl);
     };
   };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled: (lvl) => RANK[lvl] >= RANK[level] };
+  const infoHead = `","level":"info","msg":`;
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    infoMembers: (msg, members) => {
+      if (RANK.info >= RANK[level]) write(line(infoHead, msg, members), 'info');
+    },
+    enabled: (lvl) => RANK[lvl] >= RANK[level],
+  };
+}
+
+/** Printable ASCII other than `"` and `\`: a string of only these is its own JSON text between quotes. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** A string as a JSON string literal; most values need no escaping, and are only checked. */
+export function jsonString(s: string): string {
+  return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
 }
 
 /** Largest batch of stdout lines held before it is written. */

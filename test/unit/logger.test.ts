@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger } from '../../src/ops/logger.ts';
+import { createLogger, jsonString } from '../../src/ops/logger.ts';
 import type { LogLevel } from '../../src/ops/config.ts';
 
 function capture(level: LogLevel) {
@@ -35,5 +35,28 @@ test('levels below the configured one are dropped, and enabled() says so', () =>
     for (const lvl of ['debug', 'info', 'warn', 'error'] as const) logger[lvl]('m');
     assert.deepEqual(lines.map((l) => l.level), written, configured);
     assert.deepEqual((['debug', 'info', 'warn', 'error'] as const).filter((l) => logger.enabled(l)), written, configured);
+  }
+});
+
+test('infoMembers: a line from fields already written as JSON members; dropped below info', () => {
+  const { lines, logger } = capture('info');
+  logger.infoMembers('request', '"status":200,"path":"/a\\"b"');
+  logger.infoMembers('bare', '');
+  const first = JSON.parse(lines[0]!.line) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(first), ['time', 'level', 'msg', 'status', 'path']);
+  assert.deepEqual([first.level, first.msg, first.status, first.path], ['info', 'request', 200, '/a"b']);
+  assert.deepEqual(Object.keys(JSON.parse(lines[1]!.line) as object), ['time', 'level', 'msg']);
+  for (const level of ['warn', 'error', 'silent'] as const) {
+    const quiet = capture(level);
+    quiet.logger.infoMembers('request', '"status":200');
+    assert.equal(quiet.lines.length, 0, level);
+  }
+});
+
+test('jsonString writes exactly what JSON.stringify writes, for plain and hostile strings alike', () => {
+  const table = ['', 'plain', '/api/endpoints/query/logs.all', '127.0.0.1', '::ffff:10.0.0.1', 'a"b', 'back\\slash', 'new\nline', 'tab\t', '\u0000\u001f\u007f', 'é ü 日本', '\u2028\u2029', '\ud800 lone surrogate', '😀', '</script>', '~!#$%&\'()*+,-./:;<=>?@[]^_`{|}'];
+  for (const s of table) {
+    assert.equal(jsonString(s), JSON.stringify(s), JSON.stringify(s));
+    assert.equal(JSON.parse(jsonString(s)), s);
   }
 });

@@ -277,6 +277,29 @@ test('eviction by count is least-recently-used first', async () => {
   assert.equal(cache.stats().entries, 2);
 });
 
+test('LRU order stays exact when the newest entry is hit again and again, and after the newest one goes', async () => {
+  // result-cache.ts skips the reorder when the hit entry is already last: a stale idea of "last" would evict the wrong key.
+  const { cache, time } = setup({ maxEntries: 3 });
+  const load = (s: string) => async () => result(s);
+  const status = async (k: string) => (await cache.get(k, TTL, load(k))).status;
+  assert.deepEqual([await status('A'), await status('B'), await status('C')], ['miss', 'miss', 'miss']);
+  assert.deepEqual([await status('C'), await status('C'), await status('A'), await status('A')], ['hit', 'hit', 'hit', 'hit']); // order B, C, A
+  await status('D'); // evicts B
+  assert.deepEqual([await status('C'), await status('A'), await status('D')], ['hit', 'hit', 'hit']); // order C, A, D
+  assert.equal(await status('B'), 'miss'); // evicts C
+  assert.equal(await status('C'), 'miss'); // evicts A
+  assert.equal(await status('A'), 'miss'); // evicts D
+  assert.deepEqual([await status('B'), await status('C'), await status('A')], ['hit', 'hit', 'hit']);
+  // The newest entry expires and is dropped: the next hit on another key must still move it last.
+  time.t += TTL.ttlMs;
+  assert.equal(await status('A'), 'miss'); // A (newest) expired; reloaded, newest again
+  time.t += 1;
+  cache.clear();
+  assert.deepEqual([await status('X'), await status('Y'), await status('X'), await status('Z'), await status('W')], ['miss', 'miss', 'hit', 'miss', 'miss']); // W evicts Y
+  assert.deepEqual([await status('X'), await status('Z'), await status('W'), await status('Y')], ['hit', 'hit', 'hit', 'miss']);
+  assert.equal(cache.stats().entries, 3);
+});
+
 test('eviction by bytes is LRU; an oversized result is served but not stored', async () => {
   const { cache } = setup({ maxBytes: 25, maxEntryBytes: 25 });
   const ten = (c: string) => async () => result(c.repeat(10)); // 10 + 1-char key = 11 bytes

@@ -88,6 +88,8 @@ export class ResultCache {
   private readonly maxEntryBytes: number;
   private timer: ReturnType<typeof setInterval> | null = null;
   private bytes = 0;
+  /** The entry last in LRU order, when known (the map cannot say without walking it). */
+  private newest: Entry | undefined;
   private readonly counters = { hits: 0, misses: 0, coalesced: 0, refreshes: 0, refreshFailures: 0, evictions: 0 };
   private readonly opts: CacheOptions;
 
@@ -174,6 +176,7 @@ export class ResultCache {
   /** Drop every entry; loads already running are forgotten so they cannot repopulate stale data. */
   clear(): void {
     this.entries.clear();
+    this.newest = undefined;
     this.flights.clear();
     this.bytes = 0;
   }
@@ -243,7 +246,9 @@ export class ResultCache {
       existing.retryAt = 0;
       existing.bytes = bytes;
     } else {
-      this.entries.set(key, { result, createdAt: flight.startedAt, lastRequestedAt: flight.startedAt, retryAt: 0, bytes, policy, load });
+      const entry: Entry = { result, createdAt: flight.startedAt, lastRequestedAt: flight.startedAt, retryAt: 0, bytes, policy, load };
+      this.entries.set(key, entry);
+      this.newest = entry;
       this.bytes += bytes;
     }
     this.evict();
@@ -258,8 +263,11 @@ export class ResultCache {
   }
 
   private touch(key: string, entry: Entry): void {
+    // Already last in LRU order (a hot key hit again and again): moving it would change nothing.
+    if (entry === this.newest) return;
     this.entries.delete(key);
     this.entries.set(key, entry);
+    this.newest = entry;
   }
 
   private remove(key: string): void {
@@ -267,6 +275,8 @@ export class ResultCache {
     if (!entry) return;
     this.entries.delete(key);
     this.bytes -= entry.bytes;
+    // Not held past its removal: a dropped answer must not stay in memory.
+    if (entry === this.newest) this.newest = undefined;
   }
 
   private tick(): void {

@@ -58,7 +58,8 @@ async function main(): Promise<void> {
     await admin.end();
     env.DATABASE_URL = url;
   }
-  const service = await startNodeChild({ ...npmStartCommand(), env, ready: /listening on (http:\/\/\S+)/, timeoutMs: 120_000 });
+  const start = npmStartCommand();
+  const service = await startNodeChild({ ...start, env: { ...start.env, ...env }, ready: /listening on (http:\/\/\S+)/, timeoutMs: 120_000 });
   const base = service.ready;
   const logsSql = (sql: string) => `${base}/api/endpoints/query/logs.all?project=default&sql=${encodeURIComponent(sql)}`;
   try {

@@ -37,7 +37,7 @@ import { sessionOptions } from '../src/store/pg-engine.ts';
 import { applySchema } from '../src/store/schema.ts';
 import { parseArgs, type Args } from './bench/args.ts';
 import { REPO_ROOT, compileScript, startNodeChild, type NodeChild } from './bench/child.ts';
-import { npmStartCommand } from './lib/npm-start.ts';
+import { npmStartCommand, npmStartText as startText } from './lib/npm-start.ts';
 import { measure, ownCpuMs, type MeasureOptions, type Side, type Summary, type Timing } from './bench/measure.ts';
 import { compact, rawHeader, renderTable, type Row } from './bench/report.ts';
 import { measureIngest } from './bench/ingest.ts';
@@ -51,7 +51,7 @@ const args = parseArgs(process.argv.slice(2));
 
 /** The service as `npm start` runs it (built first), so the bench measures that process. */
 const npmStart = npmStartCommand();
-const npmStartText = `node ${[...npmStart.nodeArgs, npmStart.script].join(' ')}`;
+const npmStartText = startText(npmStart);
 const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 /** Edge rows the ingest comparison writes to each side (fewer with a smaller --rows). */
 const INGEST_ROWS = 100_000;
@@ -191,7 +191,7 @@ async function measureCached(bench: Bench): Promise<NodeChild[]> {
     const file = join(tmp, 'response.json');
     writeFileSync(file, JSON.stringify({ status: 200, headers: fixed, bodyBase64: hit.body.toString('base64') }));
     // Built and flagged as the service is: the floor is node:http as npm start would run it.
-    const bare = await startNodeChild({ script: compileScript('scripts/bench/bare-server.ts'), nodeArgs: npmStart.nodeArgs, args: [file], ready: /listening on (http:\/\/\S+)/ });
+    const bare = await startNodeChild({ script: compileScript('scripts/bench/bare-server.ts'), env: npmStart.env, nodeArgs: npmStart.nodeArgs, args: [file], ready: /listening on (http:\/\/\S+)/ });
     started.push(bare);
     log(`bare node:http server pid ${bare.pid} at ${bare.ready}; cached body ${hit.body.length} bytes`);
     const logged = await bench.startService('info');
@@ -410,7 +410,7 @@ async function main(): Promise<void> {
         nodeArgs: [...npmStart.nodeArgs, ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(REPO_ROOT, '.bench', 'profiles')] : [])],
         // One client with one token drives all the load: the per-token statement limit would turn most
         // of a c=32 run into 429s, so it is lifted (the bench measures throughput, not fairness).
-        env: { DATABASE_URL: url, ACCESS_TOKENS: token, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: logLevel, POOL_MAX: String(config.poolMax), MAX_STATEMENTS_PER_TOKEN: '10000' },
+        env: { ...npmStart.env, DATABASE_URL: url, ACCESS_TOKENS: token, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: logLevel, POOL_MAX: String(config.poolMax), MAX_STATEMENTS_PER_TOKEN: '10000' },
         ready: /listening on (http:\/\/\S+)/,
       });
 

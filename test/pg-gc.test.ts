@@ -41,8 +41,9 @@ describe('uncached answers on PostgreSQL and the young generation', () => {
 
   /** Run the loop under npm start's node flags: the median bytes promoted per scavenge of its one-at-a-time phase stay small. */
   async function assertNotPromoted(concurrentMs: number): Promise<void> {
-    const child = spawn(process.execPath, [...npmStartFlags().nodeArgs, '--trace-gc-nvp', '--import', 'tsx', LOOP], {
-      env: { ...process.env, DATABASE_URL: store.url!, PROJECT: 'default', DURATION_MS: String(DURATION_MS), CONCURRENT_MS: String(concurrentMs) },
+    const start = npmStartFlags();
+    const child = spawn(process.execPath, [...start.nodeArgs, '--trace-gc-nvp', '--import', 'tsx', LOOP], {
+      env: { ...process.env, ...start.env, DATABASE_URL: store.url!, PROJECT: 'default', DURATION_MS: String(DURATION_MS), CONCURRENT_MS: String(concurrentMs) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -30,7 +30,7 @@ interface Running {
 
 /** Spawn the service with exactly `env` (on top of the parent's non-service variables). */
 function spawnMain(env: Record<string, string>): Running {
-  const child = spawn(process.execPath, [...START.nodeArgs, START.script], { cwd: ROOT, env: serviceChildEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...START.nodeArgs, START.script], { cwd: ROOT, env: serviceChildEnv({ ...START.env, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));

@@ -95,7 +95,7 @@ describe('process.nextTick after a full GC with no entry alive', () => {
 
   test('the service (npm start) stays monomorphic across requests, an idle full GC and more requests', { timeout: 90_000 }, async () => {
     const start = npmStartCommand();
-    const p = spawnProbed([...start.nodeArgs, start.script], { PORT: '0', HOST: '127.0.0.1', SEED_ROWS: '200', ACCESS_TOKENS: TOKEN, LOG_LEVEL: 'silent' });
+    const p = spawnProbed([...start.nodeArgs, start.script], { ...start.env, PORT: '0', HOST: '127.0.0.1', SEED_ROWS: '200', ACCESS_TOKENS: TOKEN, LOG_LEVEL: 'silent' });
     children.push(p.child);
     await until(p, /listening on http:\/\/\S+/);
     const url = /listening on (http:\/\/\S+)/.exec(p.stdout())![1]!;

@@ -37,7 +37,7 @@ import { sessionOptions } from '../src/store/pg-engine.ts';
 import { applySchema } from '../src/store/schema.ts';
 import { parseArgs, type Args } from './bench/args.ts';
 import { REPO_ROOT, compileScript, startNodeChild, type NodeChild } from './bench/child.ts';
-import { npmStartCommand, npmStartText as startText } from './lib/npm-start.ts';
+import { commandLine, npmStartCommand } from './lib/npm-start.ts';
 import { measure, ownCpuMs, type MeasureOptions, type Side, type Summary, type Timing } from './bench/measure.ts';
 import { compact, rawHeader, renderTable, type Row } from './bench/report.ts';
 import { measureIngest } from './bench/ingest.ts';
@@ -51,7 +51,7 @@ const args = parseArgs(process.argv.slice(2));
 
 /** The service as `npm start` runs it (built first), so the bench measures that process. */
 const npmStart = npmStartCommand();
-const npmStartText = startText(npmStart);
+const npmStartText = commandLine(npmStart);
 const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 /** Edge rows the ingest comparison writes to each side (fewer with a smaller --rows). */
 const INGEST_ROWS = 100_000;

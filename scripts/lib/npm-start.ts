@@ -27,7 +27,7 @@ export function npmStartFlags(): NpmStart {
 }
 
 /** The start script's command line, for a report: `NAME=value node [flags] <file>.js`. */
-export function npmStartText(start: NpmStart): string {
+export function commandLine(start: NpmStart): string {
   return [...Object.entries(start.env).map(([k, v]) => `${k}=${v}`), 'node', ...start.nodeArgs, start.script].join(' ');
 }
 

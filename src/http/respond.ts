@@ -80,7 +80,7 @@ export class AnswerTexts {
     const ttl = Math.max(0, Math.floor(answer.ttlRemainingMs / 1000));
     switch (answer.cache) {
       case 'hit':
-        return ttl < HIT_STATUS_MEMO ? (this.hitStatus[ttl] ??= `${CACHE_NAME}; hit; ttl=${ttl}`) : `${CACHE_NAME}; hit; ttl=${ttl}`;
+        return ttl < HIT_STATUS_MEMO ? (this.hitStatus[ttl] ??= hitStatus(ttl)) : hitStatus(ttl);
       case 'bypass':
         return `${CACHE_NAME}; fwd=bypass`;
       default: // a miss, or a wait on another caller's miss: both went forward to the database
@@ -97,6 +97,10 @@ export class AnswerTexts {
     const db = answer.cache === 'hit' ? '0' : answer.result.dbTimeMs.toFixed(2);
     return `db;dur=${db}, ${translate}total;dur=${(total / 100).toFixed(2)}`;
   }
+}
+
+function hitStatus(ttlSeconds: number): string {
+  return `${CACHE_NAME}; hit; ttl=${ttlSeconds}`;
 }
 
 function hitTiming(totalHundredths: number): string {

@@ -14,6 +14,7 @@ import { sessionSettings } from '../../src/store/session-settings.ts';
 import { SCHEMA, TEST_STATEMENT_TIMEOUT_MS, type EngineFactory, type TestStore } from '../support/engines.ts';
 import { edgeRow, insertRows } from '../support/fixtures.ts';
 import { checkOpenApi31 } from '../support/openapi-check.ts';
+import { parseResponses } from '../support/raw-http.ts';
 import { scrape, startOpsService, waitFor, type OpsService } from '../support/ops.ts';
 import { call, LOGS_ALL_ID, TOKEN } from '../support/service.ts';
 
@@ -207,6 +208,35 @@ export function opsBehaviour(factory: EngineFactory): void {
 
         const all = svc.rawLogs.join('\n');
         for (const secret of [TOKEN, WRONG, SCOPED, SECRET_VALUE]) assert.ok(!all.includes(secret), `the log must not contain ${secret}`);
+      });
+    });
+
+    describe('pipelined requests', () => {
+      test('answers come in order, and each request is logged and released once, hits queued behind a slower answer included', async () => {
+        // Node answers pipelined requests in order: a hit behind an uncached call is written only
+        // after it, so it cannot be settled inside the handler (handler.ts) and waits for its close.
+        const usage = '/api/endpoints/query/usage.api-counts?interval=daily&project=pipe';
+        assert.equal((await call(base, usage)).status, 200);
+        const request = (path: string, id: string, last = false) =>
+          `GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TOKEN}\r\nX-Request-Id: ${id}\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
+        const ids = ['pipe-1', 'pipe-2', 'pipe-3', 'pipe-4'];
+        const bytes = request('/api/endpoints/query/logs.all?project=alpha', ids[0]!) + request(usage, ids[1]!) + request(usage, ids[2]!) + request('/nope', ids[3]!, true);
+        const data = await new Promise<Buffer>((resolve, reject) => {
+          const socket = connect(Number(new URL(base).port), '127.0.0.1');
+          const chunks: Buffer[] = [];
+          socket.on('data', (c: Buffer) => chunks.push(c));
+          socket.on('error', reject);
+          socket.on('close', () => resolve(Buffer.concat(chunks)));
+          socket.write(bytes);
+        });
+        const { responses } = parseResponses(data, false);
+        assert.deepEqual(responses.map((r) => [r.status, r.headers['x-request-id']]), [[200, 'pipe-1'], [200, 'pipe-2'], [200, 'pipe-3'], [404, 'pipe-4']]);
+        assert.match(responses[1]!.headers['cache-status']!, /^endpoints; hit; /);
+        await waitFor('the four request lines', () => ids.every((id) => svc.logs.some((l) => l.request_id === id)), 2_000);
+        const lines = ids.map((id) => svc.logs.filter((l) => l.request_id === id));
+        assert.deepEqual(lines.map((l) => l.length), [1, 1, 1, 1]);
+        assert.deepEqual(lines.map(([l]) => [l!.status, l!.cache]), [[200, 'bypass'], [200, 'hit'], [200, 'hit'], [404, undefined]]);
+        assert.equal((await scrape(base)).get('endpoints_http_requests_in_flight'), 1, 'only the scrape itself is in flight');
       });
     });
 

@@ -1,14 +1,13 @@
+import { LruMap } from './lru-map.ts';
+
 /**
  * What a request works out that a later one repeats (a resolved request target, a prepared call, a
  * translation, a matched token), remembered by a string key and bounded: at most `maxEntries`, the
- * least recently used dropped first (a Map's insertion order is its use order here), and a key
- * longer than `maxKeyChars` never held, since working it out again is cheaper than holding large
- * texts (a long `sql`).
+ * least recently used dropped first (lru-map.ts), and a key longer than `maxKeyChars` never held,
+ * since working it out again is cheaper than holding large texts (a long `sql`).
  */
 export class BoundedMemo<V> {
-  private readonly entries = new Map<string, V>();
-  /** The most recently used key: using it again moves nothing. */
-  private newest: string | undefined;
+  private readonly entries = new LruMap<string, V>();
 
   constructor(
     readonly maxEntries: number,
@@ -18,11 +17,7 @@ export class BoundedMemo<V> {
   /** The value remembered for `key`, now the most recently used; undefined when there is none. */
   get(key: string): V | undefined {
     const value = this.entries.get(key);
-    if (value !== undefined && key !== this.newest) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-      this.newest = key;
-    }
+    if (value !== undefined) this.entries.use(key, value);
     return value;
   }
 
@@ -32,7 +27,6 @@ export class BoundedMemo<V> {
       // Set again, an existing key keeps its place in the order: move it first.
       this.entries.delete(key);
       this.entries.set(key, value);
-      this.newest = key;
       if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     }
     return value;

@@ -30,27 +30,28 @@ export function createLogger(level: LogLevel, write: (line: string, level: LogLe
     }
     return lastIso;
   };
-  const line = (head: string, msg: string, members: string): string =>
-    `{"time":"${isoNow()}${head}${jsonString(msg)}${members === '' ? '}' : `,${members}}`}`;
+  const enabled = (lvl: Exclude<LogLevel, 'silent'>): boolean => RANK[lvl] >= RANK[level];
+  const head = (lvl: Exclude<LogLevel, 'silent'>): string => `","level":"${lvl}","msg":`;
+  const line = (lvlHead: string, msg: string, members: string): string =>
+    `{"time":"${isoNow()}${lvlHead}${jsonString(msg)}${members === '' ? '}' : `,${members}}`}`;
   const at = (lvl: Exclude<LogLevel, 'silent'>) => {
-    const head = `","level":"${lvl}","msg":`;
+    const lvlHead = head(lvl);
     return (msg: string, fields: Record<string, unknown> = {}) => {
-      if (RANK[lvl] < RANK[level]) return;
       // The fields serialised as they are, not copied into a new object first (JSON.stringify leaves
       // out undefined values either way); their braces dropped.
-      write(line(head, msg, JSON.stringify(fields).slice(1, -1)), lvl);
+      if (enabled(lvl)) write(line(lvlHead, msg, JSON.stringify(fields).slice(1, -1)), lvl);
     };
   };
-  const infoHead = `","level":"info","msg":`;
+  const infoHead = head('info');
   return {
     debug: at('debug'),
     info: at('info'),
     warn: at('warn'),
     error: at('error'),
     infoMembers: (msg, members) => {
-      if (RANK.info >= RANK[level]) write(line(infoHead, msg, members), 'info');
+      if (enabled('info')) write(line(infoHead, msg, members), 'info');
     },
-    enabled: (lvl) => RANK[lvl] >= RANK[level],
+    enabled,
   };
 }
 

@@ -4,6 +4,7 @@
  * function per key, and only cached policies (cache-policy.ts) reach it.
  */
 import { SYSTEM_CLOCK, type Clock } from '../../clock.ts';
+import { LruMap } from '../../lru-map.ts';
 import type { EncodedResult } from '../encoded-result.ts';
 import type { CachedPolicy } from './cache-policy.ts';
 
@@ -76,8 +77,8 @@ export const MAX_ENTRY_FRACTION = 8;
 
 /** LRU-bounded result cache; docs/caching.md states the guarantees. */
 export class ResultCache {
-  // Map insertion order is the LRU order: oldest request first.
-  private readonly entries = new Map<string, Entry>();
+  // Insertion order is the LRU order: oldest request first.
+  private readonly entries = new LruMap<string, Entry>();
   private readonly flights = new Map<string, Flight>();
   private readonly runningRefreshes = new Set<Flight>();
   private readonly clock: Clock;
@@ -88,8 +89,6 @@ export class ResultCache {
   private readonly maxEntryBytes: number;
   private timer: ReturnType<typeof setInterval> | null = null;
   private bytes = 0;
-  /** The entry last in LRU order, when known (the map cannot say without walking it). */
-  private newest: Entry | undefined;
   private readonly counters = { hits: 0, misses: 0, coalesced: 0, refreshes: 0, refreshFailures: 0, evictions: 0 };
   private readonly opts: CacheOptions;
 
@@ -142,7 +141,7 @@ export class ResultCache {
     entry.lastRequestedAt = now;
     entry.policy = policy;
     entry.load = load;
-    this.touch(key, entry);
+    this.entries.use(key, entry);
     // Strict: an entry exactly ttl old is already too old to serve.
     if (entry.createdAt + policy.ttlMs <= now) return undefined;
     this.counters.hits++;
@@ -176,7 +175,6 @@ export class ResultCache {
   /** Drop every entry; loads already running are forgotten so they cannot repopulate stale data. */
   clear(): void {
     this.entries.clear();
-    this.newest = undefined;
     this.flights.clear();
     this.bytes = 0;
   }
@@ -246,9 +244,7 @@ export class ResultCache {
       existing.retryAt = 0;
       existing.bytes = bytes;
     } else {
-      const entry: Entry = { result, createdAt: flight.startedAt, lastRequestedAt: flight.startedAt, retryAt: 0, bytes, policy, load };
-      this.entries.set(key, entry);
-      this.newest = entry;
+      this.entries.set(key, { result, createdAt: flight.startedAt, lastRequestedAt: flight.startedAt, retryAt: 0, bytes, policy, load });
       this.bytes += bytes;
     }
     this.evict();
@@ -262,21 +258,11 @@ export class ResultCache {
     }
   }
 
-  private touch(key: string, entry: Entry): void {
-    // Already last in LRU order (a hot key hit again and again): moving it would change nothing.
-    if (entry === this.newest) return;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    this.newest = entry;
-  }
-
   private remove(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
     this.bytes -= entry.bytes;
-    // Not held past its removal: a dropped answer must not stay in memory.
-    if (entry === this.newest) this.newest = undefined;
   }
 
   private tick(): void {

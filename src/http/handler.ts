@@ -15,9 +15,10 @@ import { requestLineMembers, truncate } from './request-line.ts';
 import { readSearch } from './request-input.ts';
 import { AnswerTexts, sendError, type HeaderList } from './respond.ts';
 import { TargetMemo, type RouteMatch } from './router.ts';
-import { ROUTES, type RouteDeps } from './routes.ts';
+import { ROUTES, writeAnswer, type RouteDeps } from './routes.ts';
+import { AnswerBatch } from './answer-batch.ts';
 
-export type HandlerDeps = Omit<RouteDeps, 'listing' | 'prepared' | 'answerTexts'> & { logger: Logger };
+export type HandlerDeps = Omit<RouteDeps, 'listing' | 'prepared' | 'answerTexts' | 'answers'> & { logger: Logger };
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -37,6 +38,7 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
     prepared: new PreparedCalls(handlerDeps, readSearch),
     targets: new TargetMemo(),
     answerTexts: new AnswerTexts(),
+    answers: new AnswerBatch((ctx) => deliver(ctx)),
   };
   const cors: HeaderList = Object.freeze(
     config.corsOrigin === '*'
@@ -48,7 +50,7 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
 
   /** The request is over: count it, log it, and let a drain stop waiting for it. */
   const settle = (ctx: RequestContext, status: number): void => {
-    deps.drain.release(ctx.res);
+    deps.drain.release(ctx.drainSlot, ctx.res);
     const durationMs = performance.now() - ctx.started;
     deps.metrics.observeRequest({ route: ctx.route, query: ctx.query, status, durationMs });
     if (logRequests) logger.infoMembers('request', requestLineMembers(ctx, status, durationMs));
@@ -62,13 +64,34 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
     sendError(ctx.req, ctx.res, httpErr, ctx.headers);
   };
 
+  /** The handler is done with a request that made no promise: settle it now if it is complete. */
+  const finish = (ctx: RequestContext): void => {
+    // Every byte is with the kernel already (a cache hit, most errors): done now, no close listener.
+    if (writtenWhole(ctx.res)) settle(ctx, ctx.res.statusCode);
+    else ctx.onClose(closed);
+  };
+
+  /**
+   * Write an answer that waited for the end of its turn (answer-batch.ts). Its response cannot have
+   * closed meanwhile: node emits a socket's close in the loop's close phase, after the turn's
+   * immediates, so a client that left is heard by the close listener finish() attaches.
+   */
+  const deliver = (ctx: RequestContext): void => {
+    try {
+      writeAnswer(deps, ctx, ctx.pendingAnswer!);
+    } catch (err) {
+      failed(ctx, err);
+    }
+    finish(ctx);
+  };
+
   const ids = new RequestIds();
   return (req, res) => {
     const started = performance.now();
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : ids.next();
     const ctx = new RequestContext(req, res, requestId, started, cors);
-    deps.drain.track(res);
+    ctx.drainSlot = deps.drain.track(res);
     // A cache hit is answered synchronously: no promise is made unless a step has to wait.
     let pending: void | Promise<void> = undefined;
     try {
@@ -79,11 +102,8 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
     if (pending !== undefined) {
       pending.catch((err: unknown) => failed(ctx, err));
       ctx.onClose(closed);
-    } else if (writtenWhole(res)) {
-      // Every byte is with the kernel already (a cache hit, most errors): done now, no close listener.
-      settle(ctx, res.statusCode);
-    } else {
-      ctx.onClose(closed);
+    } else if (ctx.pendingAnswer === undefined) {
+      finish(ctx);
     }
   };
 }

@@ -17,6 +17,10 @@ export class RequestContext {
   rows: number | undefined;
   cache: QueryAnswer['cache'] | undefined;
   code: ErrorCode | undefined;
+  /** Where the drain counts this request (drain.ts). */
+  drainSlot = -1;
+  /** A stored query's answer, ready, waiting to be written with the others of this turn (answer-batch.ts). */
+  pendingAnswer: QueryAnswer | undefined;
   private abort: AbortController | null = null;
 
   constructor(

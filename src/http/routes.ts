@@ -17,6 +17,7 @@ import { runQuery, type QueryAnswer } from '../query/run-query.ts';
 import { HttpError } from '../errors.ts';
 import { mapDbError } from '../store/db-errors.ts';
 import type { Engine } from '../store/engine.ts';
+import type { AnswerBatch } from './answer-batch.ts';
 import type { Drain } from './drain.ts';
 import type { RequestContext } from './request-context.ts';
 import { readInput } from './request-input.ts';
@@ -41,6 +42,8 @@ export interface RouteDeps {
   prepared: PreparedCalls;
   /** Per-response header values of stored-query answers. */
   answerTexts: AnswerTexts;
+  /** Where an answer ready at once waits for the end of the event-loop turn. */
+  answers: AnswerBatch;
 }
 
 export type RouteHandler = (deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: string) => void | Promise<void>;
@@ -83,19 +86,21 @@ function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: 
   if (!principal.mayCall(q)) throw new HttpError('forbidden');
   const redact = redactionApplies(q.redactPii, ctx.req.headers[REDACT_HEADER]);
   if (ctx.req.method === 'POST') return queryWithBody(deps, ctx, q, search, redact, principal);
-  // A GET (or HEAD) is its query string: prepared once per distinct one, and a hit answered at once.
+  // A GET (or HEAD) is its query string: prepared once per distinct one, and a hit answered without
+  // waiting on anything: written with the other answers of this event-loop turn.
   const run = runQuery(deps, deps.prepared.fromSearch(q, search, redact), ctx, principal);
-  if (run instanceof Promise) return run.then((a) => answer(deps, ctx, a));
-  answer(deps, ctx, run);
+  if (run instanceof Promise) return run.then((a) => writeAnswer(deps, ctx, a));
+  deps.answers.defer(ctx, run);
 }
 
 /** A POST adds its JSON body to the query string's parameters. */
 async function queryWithBody(deps: RouteDeps, ctx: RequestContext, q: StoredQuery, search: string, redact: boolean, principal: Principal): Promise<void> {
   const call = deps.prepared.prepare(q, await readInput(ctx.req, search, deps.config.maxBodyBytes), redact);
-  answer(deps, ctx, await runQuery(deps, call, ctx, principal));
+  writeAnswer(deps, ctx, await runQuery(deps, call, ctx, principal));
 }
 
-function answer(deps: RouteDeps, ctx: RequestContext, a: QueryAnswer): void {
+/** Write a stored query's answer, and note what the request log reports of it. */
+export function writeAnswer(deps: Pick<RouteDeps, 'answerTexts'>, ctx: RequestContext, a: QueryAnswer): void {
   ctx.rows = a.result.rows;
   ctx.cache = a.cache;
   sendAnswer(ctx.req, ctx.res, a, ctx.cors, ctx.requestId, ctx.started, deps.answerTexts);

@@ -56,11 +56,8 @@ export async function listen(deps: HandlerDeps): Promise<{ server: Server; url: 
       deps.metrics.observeRejected(rejection.reason);
       deps.logger.debug('connection rejected', { reason: rejection.reason, error_code: err.code, client: (socket as Duplex & { remoteAddress?: string }).remoteAddress });
     }
-    // Bytes of a response already on the wire: anything more would corrupt it for the peer.
-    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-    if (!socket.writable || err.code === 'ECONNRESET' || inFlight?.headersSent) return socket.destroy();
-    // Destroy once written: a client that never closes its side must not keep the socket half-open.
-    socket.end(rawErrorResponse(new HttpError(rejection.code)), () => socket.destroy());
+    if (err.code === 'ECONNRESET') return socket.destroy();
+    rejectAfterAnswers(socket, rawErrorResponse(new HttpError(rejection.code)));
   });
   // CONNECT is not routed to the request handler; without a listener node would just drop the socket.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
@@ -85,6 +82,33 @@ export async function listen(deps: HandlerDeps): Promise<{ server: Server; url: 
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   return { server, url: `http://${host}:${port}`, port };
+}
+
+/** What node:http keeps on a socket about the response it is writing there (its `_httpMessage`). */
+type SocketAnswer = { headersSent: boolean; writableEnded: boolean; req: { complete: boolean }; once(event: 'close', listener: () => void): unknown };
+
+/**
+ * Write the error response for bad bytes on a connection, then close it. The answers of requests
+ * read whole before those bytes come first: node parsed them, and one may still be on its way (a
+ * cache hit written at the end of its turn, answer-batch.ts, or a call waiting on the database,
+ * with pipelined ones queued behind it). Bad bytes inside a request still being read leave that
+ * request unanswerable: the error goes out at once, unless its response has begun, which any
+ * further byte would corrupt for the peer.
+ */
+function rejectAfterAnswers(socket: Duplex, response: Buffer): void {
+  if (!socket.writable) return void socket.destroy();
+  const inFlight = (socket as Duplex & { _httpMessage?: SocketAnswer | null })._httpMessage;
+  if (inFlight != null && !inFlight.writableEnded) {
+    if (inFlight.req.complete) {
+      // 'close' comes after the answer is written (node has then handed the socket to the next
+      // queued one) or once its client has gone.
+      inFlight.once('close', () => rejectAfterAnswers(socket, response));
+      return;
+    }
+    if (inFlight.headersSent) return void socket.destroy();
+  }
+  // Destroy once written: a client that never closes its side must not keep the socket half-open.
+  socket.end(response, () => socket.destroy());
 }
 
 /** RFC 9112 3.2: an HTTP/1.1 request without a Host header is answered 400 (as node would, but with a body). */

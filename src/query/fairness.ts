@@ -10,7 +10,9 @@ import { HttpError } from '../errors.ts';
 const RETRY_AFTER_SECONDS = '1';
 
 export class StatementSlots {
-  // Keyed by the token's principal object (one per grant); entries go when their count returns to 0.
+  // Keyed by the token's principal object: one per grant, a set fixed at start-up. A count back at 0
+  // stays in the map: a map that loses and regains an entry per call is rebuilt every few calls,
+  // and its superseded tables hold on to young objects through scavenges (drain.ts).
   private readonly running = new Map<object, number>();
 
   constructor(private readonly perToken: number) {}
@@ -25,9 +27,7 @@ export class StatementSlots {
     try {
       return await statement();
     } finally {
-      const left = (this.running.get(owner) ?? 1) - 1;
-      if (left === 0) this.running.delete(owner);
-      else this.running.set(owner, left);
+      this.running.set(owner, (this.running.get(owner) ?? 1) - 1);
     }
   }
 }

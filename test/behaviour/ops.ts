@@ -238,6 +238,65 @@ export function opsBehaviour(factory: EngineFactory): void {
         assert.deepEqual(lines.map(([l]) => [l!.status, l!.cache]), [[200, 'bypass'], [200, 'hit'], [200, 'hit'], [404, undefined]]);
         assert.equal((await scrape(base)).get('endpoints_http_requests_in_flight'), 1, 'only the scrape itself is in flight');
       });
+
+      // A hit waits for the end of its turn (answer-batch.ts): its client may be gone by then.
+      test('clients that reset right after sending a cached request: each request logged once, with 200 or 499, and all released', async () => {
+        const usage = '/api/endpoints/query/usage.api-counts?interval=daily&project=reset';
+        assert.equal((await call(base, usage)).status, 200);
+        const ids = Array.from({ length: 40 }, (_, i) => `reset-${i}`);
+        for (const id of ids) {
+          await new Promise<void>((resolve) => {
+            const socket = connect(Number(new URL(base).port), '127.0.0.1', () => {
+              socket.write(`GET ${usage} HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TOKEN}\r\nX-Request-Id: ${id}\r\n\r\n`, () => socket.resetAndDestroy());
+            });
+            socket.on('error', () => {});
+            socket.on('close', () => resolve());
+          });
+        }
+        await waitFor('the request lines', () => ids.every((id) => svc.logs.some((l) => l.request_id === id)), 2_000);
+        for (const id of ids) {
+          const lines = svc.logs.filter((l) => l.request_id === id);
+          assert.equal(lines.length, 1, id);
+          assert.ok(lines[0]!.status === 200 || lines[0]!.status === 499, `${id}: ${String(lines[0]!.status)}`);
+        }
+        assert.equal((await scrape(base)).get('endpoints_http_requests_in_flight'), 1, 'only the scrape itself is in flight');
+      });
+
+      // Regression: a hit is written at the end of its event-loop turn (answer-batch.ts), and the
+      // 400 for bad bytes read in the same turn went out first, in place of the hit's answer.
+      test('bad bytes after a request: its answer first (a hit, an uncached call), then the 400; inside a request body: the 400 alone', async () => {
+        const usage = '/api/endpoints/query/usage.api-counts?interval=daily&project=garbage';
+        assert.equal((await call(base, usage)).status, 200);
+        const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TOKEN}\r\n\r\n`;
+        const cases = [
+          { name: 'a hit, then bad bytes', bytes: `${get(usage)}NOT HTTP AT ALL\r\n\r\n`, statuses: [200, 400], cache: /^endpoints; hit; / },
+          { name: 'an uncached call, then bad bytes', bytes: `${get('/api/endpoints/query/logs.all?project=alpha')}NOT HTTP AT ALL\r\n\r\n`, statuses: [200, 400], cache: /^endpoints; fwd=bypass$/ },
+          {
+            name: 'bad chunk framing in a POST body',
+            bytes: `POST /api/endpoints/query/logs.all?project=alpha HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TOKEN}\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nxx\r\n`,
+            statuses: [400],
+            cache: null,
+          },
+        ];
+        for (const { name, bytes, statuses, cache } of cases) {
+          const data = await new Promise<Buffer>((resolve, reject) => {
+            const socket = connect(Number(new URL(base).port), '127.0.0.1');
+            const chunks: Buffer[] = [];
+            socket.on('data', (c: Buffer) => chunks.push(c));
+            socket.on('error', reject);
+            socket.on('close', () => resolve(Buffer.concat(chunks)));
+            socket.write(bytes);
+          });
+          const { responses } = parseResponses(data, false);
+          assert.deepEqual(responses.map((r) => r.status), statuses, name);
+          if (cache !== null) {
+            assert.match(responses[0]!.headers['cache-status']!, cache, name);
+            assert.ok(Array.isArray((JSON.parse(responses[0]!.body.toString('utf8')) as { result: unknown }).result), name);
+          }
+          assert.equal((JSON.parse(responses.at(-1)!.body.toString('utf8')) as Json).error.code, 'bad_request', name);
+        }
+        await waitFor('every request released', async () => (await scrape(base)).get('endpoints_http_requests_in_flight') === 1, 2_000);
+      });
     });
 
     describe('listing', () => {

@@ -92,7 +92,7 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
     const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : ids.next();
     const ctx = new RequestContext(req, res, requestId, started, cors);
     ctx.drainSlot = deps.drain.track(res);
-    // A cache hit is answered synchronously: no promise is made unless a step has to wait.
+    // No promise is made unless a step has to wait: a cache hit's answer waits in the answer batch instead.
     let pending: void | Promise<void> = undefined;
     try {
       pending = dispatch(deps, ctx);

@@ -97,11 +97,12 @@ type SocketAnswer = { headersSent: boolean; writableEnded: boolean; req: { compl
  */
 function rejectAfterAnswers(socket: Duplex, response: Buffer): void {
   if (!socket.writable) return void socket.destroy();
+  // node keeps a response here until it has finished with it (all written, 'finish' handled), then
+  // hands the socket to the next queued one; a written response may still be here, others behind it.
   const inFlight = (socket as Duplex & { _httpMessage?: SocketAnswer | null })._httpMessage;
-  if (inFlight != null && !inFlight.writableEnded) {
-    if (inFlight.req.complete) {
-      // 'close' comes after the answer is written (node has then handed the socket to the next
-      // queued one) or once its client has gone.
+  if (inFlight != null) {
+    if (inFlight.req.complete || inFlight.writableEnded) {
+      // Its 'close' comes once node is done with it (or its client has gone): look again then.
       inFlight.once('close', () => rejectAfterAnswers(socket, response));
       return;
     }

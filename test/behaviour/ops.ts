@@ -14,7 +14,7 @@ import { sessionSettings } from '../../src/store/session-settings.ts';
 import { SCHEMA, TEST_STATEMENT_TIMEOUT_MS, type EngineFactory, type TestStore } from '../support/engines.ts';
 import { edgeRow, insertRows } from '../support/fixtures.ts';
 import { checkOpenApi31 } from '../support/openapi-check.ts';
-import { parseResponses } from '../support/raw-http.ts';
+import { untilClose } from '../support/raw-http.ts';
 import { scrape, startOpsService, waitFor, type OpsService } from '../support/ops.ts';
 import { call, LOGS_ALL_ID, TOKEN } from '../support/service.ts';
 
@@ -221,15 +221,7 @@ export function opsBehaviour(factory: EngineFactory): void {
           `GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TOKEN}\r\nX-Request-Id: ${id}\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
         const ids = ['pipe-1', 'pipe-2', 'pipe-3', 'pipe-4'];
         const bytes = request('/api/endpoints/query/logs.all?project=alpha', ids[0]!) + request(usage, ids[1]!) + request(usage, ids[2]!) + request('/nope', ids[3]!, true);
-        const data = await new Promise<Buffer>((resolve, reject) => {
-          const socket = connect(Number(new URL(base).port), '127.0.0.1');
-          const chunks: Buffer[] = [];
-          socket.on('data', (c: Buffer) => chunks.push(c));
-          socket.on('error', reject);
-          socket.on('close', () => resolve(Buffer.concat(chunks)));
-          socket.write(bytes);
-        });
-        const { responses } = parseResponses(data, false);
+        const responses = await untilClose(Number(new URL(base).port), bytes);
         assert.deepEqual(responses.map((r) => [r.status, r.headers['x-request-id']]), [[200, 'pipe-1'], [200, 'pipe-2'], [200, 'pipe-3'], [404, 'pipe-4']]);
         assert.match(responses[1]!.headers['cache-status']!, /^endpoints; hit; /);
         await waitFor('the four request lines', () => ids.every((id) => svc.logs.some((l) => l.request_id === id)), 2_000);
@@ -264,13 +256,20 @@ export function opsBehaviour(factory: EngineFactory): void {
 
       // Regression: a hit is written at the end of its event-loop turn (answer-batch.ts), and the
       // 400 for bad bytes read in the same turn went out first, in place of the hit's answer.
-      test('bad bytes after a request: its answer first (a hit, an uncached call), then the 400; inside a request body: the 400 alone', async () => {
+      test('bad bytes after requests: their answers first (hits, uncached calls, pipelined), then the 400; inside a request body: the 400 alone', async () => {
         const usage = '/api/endpoints/query/usage.api-counts?interval=daily&project=garbage';
         assert.equal((await call(base, usage)).status, 200);
         const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TOKEN}\r\n\r\n`;
         const cases = [
           { name: 'a hit, then bad bytes', bytes: `${get(usage)}NOT HTTP AT ALL\r\n\r\n`, statuses: [200, 400], cache: /^endpoints; hit; / },
           { name: 'an uncached call, then bad bytes', bytes: `${get('/api/endpoints/query/logs.all?project=alpha')}NOT HTTP AT ALL\r\n\r\n`, statuses: [200, 400], cache: /^endpoints; fwd=bypass$/ },
+          {
+            // node is done with a written answer only after its 'finish': the 400 must wait for the queued ones too.
+            name: 'two hits, an uncached call and a hit pipelined, then bad bytes',
+            bytes: `${get(usage)}${get(usage)}${get('/api/endpoints/query/logs.all?project=alpha')}${get(usage)}NOT HTTP AT ALL\r\n\r\n`,
+            statuses: [200, 200, 200, 200, 400],
+            cache: /^endpoints; hit; /,
+          },
           {
             name: 'bad chunk framing in a POST body',
             bytes: `POST /api/endpoints/query/logs.all?project=alpha HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TOKEN}\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nxx\r\n`,
@@ -279,15 +278,7 @@ export function opsBehaviour(factory: EngineFactory): void {
           },
         ];
         for (const { name, bytes, statuses, cache } of cases) {
-          const data = await new Promise<Buffer>((resolve, reject) => {
-            const socket = connect(Number(new URL(base).port), '127.0.0.1');
-            const chunks: Buffer[] = [];
-            socket.on('data', (c: Buffer) => chunks.push(c));
-            socket.on('error', reject);
-            socket.on('close', () => resolve(Buffer.concat(chunks)));
-            socket.write(bytes);
-          });
-          const { responses } = parseResponses(data, false);
+          const responses = await untilClose(Number(new URL(base).port), bytes);
           assert.deepEqual(responses.map((r) => r.status), statuses, name);
           if (cache !== null) {
             assert.match(responses[0]!.headers['cache-status']!, cache, name);

@@ -77,6 +77,21 @@ export function rawExchange(port: number, bytes: Buffer, opts: RawOptions = {}):
   });
 }
 
+/**
+ * Write `bytes` (pipelined requests, say, the last asking to close) and parse everything the server
+ * sends until it closes the connection.
+ */
+export function untilClose(port: number, bytes: string): Promise<RawResponse[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(parseResponses(Buffer.concat(chunks), false).responses));
+    socket.write(bytes);
+  });
+}
+
 /** Split a byte stream into HTTP/1.x responses (Content-Length or no body; this server never chunks errors). */
 export function parseResponses(data: Buffer, head: boolean): { responses: RawResponse[]; rest: Buffer } {
   const responses: RawResponse[] = [];

@@ -17,17 +17,16 @@ export class BoundedMemo<V> {
   /** The value remembered for `key`, now the most recently used; undefined when there is none. */
   get(key: string): V | undefined {
     const value = this.entries.get(key);
-    if (value !== undefined) this.entries.use(key, value);
+    if (value !== undefined) this.entries.use(key);
     return value;
   }
 
   /** Remember `value` for `key` (unless the key is too long to hold); returns `value`. */
   set(key: string, value: V): V {
     if (key.length <= this.maxKeyChars) {
-      // Set again, an existing key keeps its place in the order: move it first.
-      this.entries.delete(key);
       this.entries.set(key, value);
-      if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.use(key);
+      if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.leastRecent()!);
     }
     return value;
   }

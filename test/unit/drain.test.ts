@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import type { ServerResponse } from 'node:http';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createDrain } from '../../src/http/drain.ts';
+import { promotedKb } from '../support/promotion.ts';
 
 /** A response as the drain sees it: whether its head has gone, and the headers set on it. */
 function fakeResponse(headersSent = false): ServerResponse & { set: Record<string, string> } {
@@ -66,21 +65,9 @@ test('drain: gives up after its timeout while something is still in flight', asy
 // call against 10-12; README, "Performance"). The Set run is the control: it shows the measure
 // sees the state the drain must not fall into.
 test('drain: request churn promotes nothing to the old generation (a Set in its place promotes every request)', () => {
-  const promotedKb = (mode: 'drain' | 'set'): number => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', '--trace-gc-nvp', '--max-semi-space-size=4', fileURLToPath(new URL('../support/drain-churn.ts', import.meta.url)), mode], {
-      encoding: 'utf8',
-      // Coverage off (c8 sets NODE_V8_COVERAGE, and children inherit it): the child's heap is what is measured.
-      env: { ...process.env, NODE_V8_COVERAGE: '' },
-      timeout: 60_000,
-    });
-    assert.equal(run.status, 0, run.stderr);
-    const churn = run.stdout.split('churn\n')[1] ?? '';
-    const scavenges = churn.split('\n').filter((l) => l.includes('gc=s '));
-    assert.ok(scavenges.length > 20, `${mode}: ${scavenges.length} scavenges during the churn`);
-    return scavenges.reduce((kb, l) => kb + Number(/promoted=(\d+)/.exec(l)?.[1] ?? Number.NaN), 0) / 1024;
-  };
-  const set = promotedKb('set');
-  const drain = promotedKb('drain');
+  const script = new URL('../support/drain-churn.ts', import.meta.url);
+  const set = promotedKb(script, 'set');
+  const drain = promotedKb(script, 'drain');
   assert.ok(set > 50_000, `the control promotes the churn: ${set.toFixed(0)} KB`);
   assert.ok(drain < 1_000, `the drain's churn promoted ${drain.toFixed(0)} KB`);
 });

@@ -77,7 +77,6 @@ export const MAX_ENTRY_FRACTION = 8;
 
 /** LRU-bounded result cache; docs/caching.md states the guarantees. */
 export class ResultCache {
-  // Insertion order is the LRU order: oldest request first.
   private readonly entries = new LruMap<string, Entry>();
   private readonly flights = new Map<string, Flight>();
   private readonly runningRefreshes = new Set<Flight>();
@@ -141,7 +140,7 @@ export class ResultCache {
     entry.lastRequestedAt = now;
     entry.policy = policy;
     entry.load = load;
-    this.entries.use(key, entry);
+    this.entries.use(key);
     // Strict: an entry exactly ttl old is already too old to serve.
     if (entry.createdAt + policy.ttlMs <= now) return undefined;
     this.counters.hits++;
@@ -251,8 +250,9 @@ export class ResultCache {
   }
 
   private evict(): void {
-    for (const key of this.entries.keys()) {
-      if (this.entries.size <= this.opts.maxEntries && this.bytes <= this.opts.maxBytes) return;
+    while (this.entries.size > this.opts.maxEntries || this.bytes > this.opts.maxBytes) {
+      const key = this.entries.leastRecent();
+      if (key === undefined) return;
       this.remove(key);
       this.counters.evictions++;
     }

@@ -192,12 +192,13 @@ async function measureCached(bench: Bench): Promise<NodeChild[]> {
     writeFileSync(file, JSON.stringify({ status: 200, headers: fixed, bodyBase64: hit.body.toString('base64') }));
     // Built and flagged as the service is: the floor is node:http as npm start would run it.
     const bareScript = compileScript('scripts/bench/bare-server.ts');
-    const bare = await startNodeChild({ script: bareScript, env: npmStart.env, nodeArgs: npmStart.nodeArgs, args: [file], ready: /listening on (http:\/\/\S+)/ });
+    const startBare = (...flags: string[]) => startNodeChild({ script: bareScript, env: npmStart.env, nodeArgs: npmStart.nodeArgs, args: [file, ...flags], ready: /listening on (http:\/\/\S+)/ });
+    const bare = await startBare();
     started.push(bare);
     log(`bare node:http server pid ${bare.pid} at ${bare.ready}; cached body ${hit.body.length} bytes`);
     // The same floor writing its answers as the service writes hits (answer-batch.ts): shown beside
     // the target row so a reader sees how much of the ratio that way of writing accounts for.
-    const batchedBare = await startNodeChild({ script: bareScript, env: npmStart.env, nodeArgs: npmStart.nodeArgs, args: [file, '--batch'], ready: /listening on (http:\/\/\S+)/ });
+    const batchedBare = await startBare('--batch');
     started.push(batchedBare);
     const logged = await bench.startService('info');
     started.push(logged);

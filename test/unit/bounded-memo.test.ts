@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BoundedMemo } from '../../src/bounded-memo.ts';
 import { LruMap } from '../../src/lru-map.ts';
-import { promotedKb } from '../support/promotion.ts';
+import { assertOnlyControlPromotes } from '../support/promotion.ts';
 
 test('BoundedMemo: past maxEntries the least recently used goes; a get counts as a use', () => {
   const memo = new BoundedMemo<number>(2, 10);
@@ -83,9 +83,5 @@ test('LruMap: the least recent key follows uses (the key used last again include
 // their successors, took each use's key string into the old generation (lru-map.ts). The control is
 // that mechanism on a plain Map: it shows the measure sees the state the memo must not fall into.
 test('BoundedMemo: hits on eight hot keys in turn promote nothing to the old generation (a Map reordered per use does)', () => {
-  const script = new URL('../support/memo-churn.ts', import.meta.url);
-  const reinsert = promotedKb(script, 'reinsert');
-  const memo = promotedKb(script, 'memo');
-  assert.ok(reinsert > 10_000, `the control promotes the churn: ${reinsert.toFixed(0)} KB`);
-  assert.ok(memo < 1_000, `the memo's hits promoted ${memo.toFixed(0)} KB`);
+  assertOnlyControlPromotes(new URL('../support/memo-churn.ts', import.meta.url), 'reinsert', 10_000, 'memo');
 });

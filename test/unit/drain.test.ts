@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { test } from 'node:test';
 import { createDrain } from '../../src/http/drain.ts';
-import { promotedKb } from '../support/promotion.ts';
+import { assertOnlyControlPromotes } from '../support/promotion.ts';
 
 /** A response as the drain sees it: whether its head has gone, and the headers set on it. */
 function fakeResponse(headersSent = false): ServerResponse & { set: Record<string, string> } {
@@ -65,9 +65,5 @@ test('drain: gives up after its timeout while something is still in flight', asy
 // call against 10-12; README, "Performance"). The Set run is the control: it shows the measure
 // sees the state the drain must not fall into.
 test('drain: request churn promotes nothing to the old generation (a Set in its place promotes every request)', () => {
-  const script = new URL('../support/drain-churn.ts', import.meta.url);
-  const set = promotedKb(script, 'set');
-  const drain = promotedKb(script, 'drain');
-  assert.ok(set > 50_000, `the control promotes the churn: ${set.toFixed(0)} KB`);
-  assert.ok(drain < 1_000, `the drain's churn promoted ${drain.toFixed(0)} KB`);
+  assertOnlyControlPromotes(new URL('../support/drain-churn.ts', import.meta.url), 'set', 50_000, 'drain');
 });

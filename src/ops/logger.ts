@@ -1,4 +1,5 @@
 import type { LogLevel } from './config.ts';
+import { jsonString } from '../json-string.ts';
 
 /** JSON-lines logger: one object per line on stdout (errors on stderr). */
 export interface Logger {
@@ -53,14 +54,6 @@ export function createLogger(level: LogLevel, write: (line: string, level: LogLe
     },
     enabled,
   };
-}
-
-/** Printable ASCII other than `"` and `\`: a string of only these is its own JSON text between quotes. */
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-/** A string as a JSON string literal; most values need no escaping, and are only checked. */
-export function jsonString(s: string): string {
-  return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
 }
 
 /** Largest batch of stdout lines held before it is written. */

@@ -4,6 +4,8 @@
  * TimeZone=UTC, so timestamptz text always ends in +00.
  */
 
+import { jsonString } from '../json-string.ts';
+
 /** PostgreSQL type OIDs this module parses (pg_type.oid; stable across versions). */
 export const OID = {
   bytea: 17,
@@ -36,10 +38,11 @@ export class RawJson {
 
 /**
  * `{"result":[row, …]}` as UTF-8: the same bytes as JSON.stringify({ result: rows }) except that
- * RawJson column values are written verbatim. The pieces are collected and joined once, into one
- * flat string: appending them one by one would build a rope of a node per piece, and flattening it
- * for Buffer.from is a second copy (on `logs.all`, ~90 KB a call, which the GC then pays for).
- * A key's `"key":` is written once per run of rows with the same keys, not once per value.
+ * RawJson column values are written verbatim and strings go through jsonString. The pieces are
+ * collected and joined once, into one flat string: appending them one by one would build a rope of
+ * a node per piece, and flattening it for the UTF-8 copy is a second copy (on `logs.all`, ~100 KB a
+ * call, which the GC then pays for). A key's `"key":` is written once per run of rows with the same
+ * keys, not once per value.
  */
 export function encodeResult(rows: readonly Record<string, unknown>[]): Buffer {
   const parts: string[] = ['{"result":['];
@@ -59,7 +62,7 @@ export function encodeResult(rows: readonly Record<string, unknown>[]): Buffer {
     let first = true;
     for (let k = 0; k < keys.length; k++) {
       const value = row[keys[k]!];
-      const json = value instanceof RawJson ? value.text : JSON.stringify(value);
+      const json = typeof value === 'string' ? jsonString(value) : value instanceof RawJson ? value.text : JSON.stringify(value);
       if (json === undefined) continue; // as JSON.stringify does for undefined, functions, symbols
       parts.push(first ? firstLabel[k]! : nextLabel[k]!, json);
       first = false;
@@ -67,7 +70,19 @@ export function encodeResult(rows: readonly Record<string, unknown>[]): Buffer {
     parts.push('}');
   }
   parts.push(']}');
-  return Buffer.from(parts.join(''), 'utf8');
+  return utf8Bytes(parts.join(''));
+}
+
+/**
+ * The text as UTF-8 in a buffer of its exact size. Not Buffer.from: for a string past half of
+ * Buffer.poolSize it allocates zero-filled memory and then overwrites it (node 20's
+ * CreateFromString), and an uncached `logs.all` body is ~100 KB.
+ */
+function utf8Bytes(text: string): Buffer {
+  const length = Buffer.byteLength(text, 'utf8');
+  const bytes = Buffer.allocUnsafe(length);
+  bytes.write(text, 0, length, 'utf8');
+  return bytes;
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { HOSTILE_STRINGS } from '../support/hostile-strings.ts';
 import { RawJson, TEXT_PARSERS, OID, encodeInt8, encodeNumeric, encodeResult, encodeTimestamp } from '../../src/query/encode.ts';
 import { redactRows } from '../../src/query/redact.ts';
 
@@ -42,6 +43,16 @@ test('encodeResult writes what JSON.stringify({ result }) writes for plain value
   ];
   assert.equal(encodeResult(rows).toString('utf8'), JSON.stringify({ result: rows }));
   assert.equal(encodeResult([]).toString('utf8'), '{"result":[]}');
+});
+
+test('encodeResult writes strings that need escaping, and bodies past the buffer pool, as JSON.stringify does', () => {
+  const small = HOSTILE_STRINGS.map((s, i) => ({ i, s }));
+  assert.equal(encodeResult(small).toString('utf8'), JSON.stringify({ result: small }));
+  // ~60 KB of multi-byte text: the body is sized from its UTF-8 length, not its string length.
+  const large = Array.from({ length: 200 }, (_, i) => ({ i, s: HOSTILE_STRINGS.join('|').repeat(3) }));
+  const body = encodeResult(large);
+  assert.equal(body.toString('utf8'), JSON.stringify({ result: large }));
+  assert.equal(body.length, Buffer.byteLength(JSON.stringify({ result: large })));
 });
 
 test('encodeResult splices jsonb text verbatim; anywhere else it is its parsed value', () => {

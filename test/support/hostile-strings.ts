@@ -1,0 +1,2 @@
+/** Strings that need no escaping, and every kind that does (JSON.stringify's escapes, non-ASCII, surrogates). */
+export const HOSTILE_STRINGS = ['', 'plain', '/api/endpoints/query/logs.all', '127.0.0.1', '::ffff:10.0.0.1', 'a"b', 'back\\slash', 'new\nline', 'tab\t', '\u0000\u001f\u007f', 'é ü 日本', '\u2028\u2029', '\ud800 lone surrogate', 'lone \udc00', '😀', '</script>', '~!#$%&\'()*+,-./:;<=>?@[]^_`{|}'];

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
+import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { pgFactory, type TestStore } from './support/engines.ts';
 import { activeSleeps, scrape, startOpsService, waitFor, type OpsService } from './support/ops.ts';
@@ -12,6 +13,21 @@ import { SLOW_QUERIES_DIR } from './support/slow-queries.ts';
 import { call } from './support/service.ts';
 
 const slow = (seconds: number) => `/api/endpoints/query/test.slow?seconds=${seconds}`;
+
+/** Count reads of pg's deprecated `Client.activeQuery` (each one prints its DeprecationWarning, once a process) until restored. */
+function countActiveQueryReads(): { count: number; restore(): void } {
+  const proto = pg.Client.prototype as object;
+  const own = Object.getOwnPropertyDescriptor(proto, 'activeQuery')!;
+  const reads = { count: 0, restore: () => Object.defineProperty(proto, 'activeQuery', own) };
+  Object.defineProperty(proto, 'activeQuery', {
+    ...own,
+    get(this: unknown) {
+      reads.count++;
+      return own.get!.call(this);
+    },
+  });
+  return reads;
+}
 
 /** A pool's connections running a statement. */
 function inUse(svc: OpsService): number {
@@ -31,6 +47,9 @@ describe('on real PostgreSQL', () => {
 
   test('a client that goes away has its statement cancelled and its connection returned to the pool', async () => {
     const svc = await startOpsService(store, {}, SLOW_QUERIES_DIR);
+    // Regression: the cancel went through pg's Client.cancel, which reads the deprecated
+    // Client.activeQuery, and pg 8.23 printed a DeprecationWarning to stderr, outside the JSON log.
+    const reads = countActiveQueryReads();
     try {
       const ctl = new AbortController();
       const pending = call(svc.url, slow(5), { signal: ctl.signal }).then(
@@ -55,7 +74,9 @@ describe('on real PostgreSQL', () => {
       const metrics = await scrape(svc.url);
       assert.equal(metrics.get('endpoints_db_queries_total{outcome="cancelled"}'), 1);
       assert.equal(metrics.get('endpoints_http_requests_total{route="query",query="test.slow",status="499"}'), 1);
+      assert.equal(reads.count, 0, 'Client.activeQuery read');
     } finally {
+      reads.restore();
       await svc.close();
     }
   });

@@ -100,7 +100,9 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
       lost ??= err;
     };
     client.on('error', onError);
-    const onAbort = () => cancel(config, client);
+    // Until the finally below: a cancel that connects later than that is not sent (cancelStatement).
+    const statement = { running: true };
+    const onAbort = () => cancelStatement(config, client, statement);
     signal?.addEventListener('abort', onAbort, { once: true });
     // A shorter timeout than the session's: the same cancel request, so the server answers 57014.
     const timer = timeoutMs === undefined ? undefined : setTimeout(onAbort, timeoutMs);
@@ -133,6 +135,7 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
       if (cutWith !== undefined) return { ok: false, error: cutWith, retry: false };
       return { ok: false, error: err, retry: reused && lost !== undefined };
     } finally {
+      statement.running = false;
       stream.off('data', onData);
       clearTimeout(deadline);
       clearTimeout(timer);
@@ -215,14 +218,36 @@ function run(client: pg.PoolClient, config: pg.QueryConfig<(string | null)[]>): 
 }
 
 /**
- * Ask the server to cancel the statement running on `client` (the protocol's CancelRequest, sent on
- * a fresh connection with the backend's key). `pg` does this for its native client only, so use
- * its JS client's cancel routine directly.
+ * Ask the server to cancel the statement running on `client`: the protocol's CancelRequest with
+ * the backend's key, on a connection of its own that the server closes after reading it
+ * (PostgreSQL's protocol documentation, "Canceling Requests in Progress"). Written here rather than through `pg`'s `Client.cancel`, which reads
+ * the deprecated `Client.activeQuery` (pg 8.23 prints a DeprecationWarning on stderr, outside the
+ * JSON log). The request is sent only if the statement is still running once that connection is
+ * open: sent later, it could reach the backend after the connection was back in the pool and
+ * running another caller's statement.
  */
-function cancel(config: pg.PoolConfig, client: pg.PoolClient): void {
-  const c = client as unknown as { activeQuery?: unknown };
-  if (c.activeQuery === undefined || c.activeQuery === null) return;
-  const canceller = new pg.Client(config) as unknown as { cancel(target: unknown, q: unknown): void; connection: { on(e: string, f: (err: Error) => void): void; end(): void } };
-  canceller.connection.on('error', () => {});
-  canceller.cancel(client, c.activeQuery);
+export function cancelStatement(config: pg.PoolConfig, client: pg.Client, statement: { readonly running: boolean }): void {
+  const target = client as unknown as { processID: number | null; secretKey: number | null };
+  const { processID, secretKey } = target;
+  if (processID === null || secretKey === null || !statement.running) return;
+  // A Client only for its parsed host and port and its Connection; it never starts up.
+  const canceller = new pg.Client(config) as unknown as { host: string; port: number; connection: CancelConnection };
+  const con = canceller.connection;
+  con.on('error', () => {});
+  con.once('connect', () => {
+    // Closed unused: the server logs nothing for a connection that sent no bytes.
+    if (statement.running) con.cancel(processID, secretKey);
+    else con.stream.destroy();
+  });
+  if (canceller.host.startsWith('/')) con.connect(`${canceller.host}/.s.PGSQL.${canceller.port}`);
+  else con.connect(canceller.port, canceller.host);
+}
+
+/** The part of pg's Connection (pg/lib/connection.js) a cancel uses. */
+interface CancelConnection {
+  on(event: 'error', listener: (err: Error) => void): void;
+  once(event: 'connect', listener: () => void): void;
+  connect(port: number | string, host?: string): void;
+  cancel(processID: number, secretKey: number): void;
+  stream: { destroy(): void };
 }

@@ -220,11 +220,11 @@ function run(client: pg.PoolClient, config: pg.QueryConfig<(string | null)[]>): 
 /**
  * Ask the server to cancel the statement running on `client`: the protocol's CancelRequest with
  * the backend's key, on a connection of its own that the server closes after reading it
- * (PostgreSQL's protocol documentation, "Canceling Requests in Progress"). Written here rather than through `pg`'s `Client.cancel`, which reads
- * the deprecated `Client.activeQuery` (pg 8.23 prints a DeprecationWarning on stderr, outside the
- * JSON log). The request is sent only if the statement is still running once that connection is
- * open: sent later, it could reach the backend after the connection was back in the pool and
- * running another caller's statement.
+ * (PostgreSQL's protocol documentation, "Canceling Requests in Progress"), as `pg`'s own
+ * `Client.cancel` sends it. Not through that: it reads the deprecated `Client.activeQuery`, and pg
+ * 8.23 prints a DeprecationWarning on stderr, outside the JSON log. The request is sent only if
+ * the statement is still running once that connection is open: sent later, it could reach the
+ * backend after the connection was back in the pool and running another caller's statement.
  */
 export function cancelStatement(config: pg.PoolConfig, client: pg.Client, statement: { readonly running: boolean }): void {
   const target = client as unknown as { processID: number | null; secretKey: number | null };

@@ -101,19 +101,15 @@ export const PG_TIMESTAMP = /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\
 export function encodeTimestamp(text: string): string {
   if (UTC_TIMESTAMP.test(text)) {
     // By position: the same text as below, without the match's array and captures (on `logs.all`,
-    // 100 timestamps a call: ~9 µs instead of ~20, and less garbage).
-    const end = text.length - 3;
-    const fraction = end === 19 ? '' : text.slice(20, end);
-    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${fraction}${ZEROS[fraction.length]}Z`;
+    // 100 timestamps a call: ~9 µs instead of ~20, and less garbage). The fraction, if any, runs
+    // from after the '.' (index 20) to the zone (`+00`, the last three characters).
+    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${text.slice(20, -3).padEnd(6, '0')}Z`;
   }
   const m = PG_TIMESTAMP.exec(text);
   if (!m) return text;
   const [, y, mo, d, h, mi, s, frac = ''] = m;
   return `${y}-${mo}-${d}T${h}:${mi}:${s}.${frac.padEnd(6, '0')}Z`;
 }
-
-/** What a fraction of n digits is padded with to six. */
-const ZEROS = ['000000', '00000', '0000', '000', '00', '0', ''];
 
 /**
  * The common case of PG_TIMESTAMP: a four-digit year, a fraction of 0 to 6 digits, the zone `+00`

@@ -227,8 +227,7 @@ function run(client: pg.PoolClient, config: pg.QueryConfig<(string | null)[]>): 
  * backend after the connection was back in the pool and running another caller's statement.
  */
 export function cancelStatement(config: pg.PoolConfig, client: pg.Client, statement: { readonly running: boolean }): void {
-  const target = client as unknown as { processID: number | null; secretKey: number | null };
-  const { processID, secretKey } = target;
+  const { processID, secretKey } = client as unknown as { processID: number | null; secretKey: number | null };
   if (processID === null || secretKey === null || !statement.running) return;
   // A Client only for its parsed host and port and its Connection; it never starts up.
   const canceller = new pg.Client(config) as unknown as { host: string; port: number; connection: CancelConnection };

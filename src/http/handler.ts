@@ -24,7 +24,6 @@ export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const PREFLIGHT_HEADERS = 'X-API-KEY, Authorization, Content-Type, LF-ENDPOINT-REDACT-PII, If-None-Match';
 const EXPOSED_HEADERS = 'X-Request-Id, Cache-Status, Age, ETag, Server-Timing, X-Result-Truncated, Retry-After';
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Status logged and counted when the client went away before the response was complete (nginx's convention). */
 const CLIENT_CLOSED = 499;
 const SHUTDOWN_RETRY_AFTER_SECONDS = '2';
@@ -88,9 +87,7 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
   const ids = new RequestIds();
   return (req, res) => {
     const started = performance.now();
-    const incomingId = req.headers['x-request-id'];
-    const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : ids.next();
-    const ctx = new RequestContext(req, res, requestId, started, cors);
+    const ctx = new RequestContext(req, res, ids.for(req.headers['x-request-id']), started, cors);
     ctx.drainSlot = deps.drain.track(res);
     // No promise is made unless a step has to wait: a cache hit's answer waits in the answer batch instead.
     let pending: void | Promise<void> = undefined;

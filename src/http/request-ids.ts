@@ -4,6 +4,8 @@ import { randomFillSync } from 'node:crypto';
 const BATCH = 256;
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
 const DASH = 0x2d;
+/** A request id a caller may bring (X-Request-Id) and have echoed; anything else gets a fresh one. */
+const CALLER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Request ids for requests that bring none: random (version 4) UUIDs, as `crypto.randomUUID()`
@@ -15,6 +17,14 @@ const DASH = 0x2d;
  * and read out as one flat string.
  */
 export class RequestIds {
+  /**
+   * The id of a request: the caller's X-Request-Id if it is fit to echo, else a fresh UUID. Either
+   * way only letters, digits and `._:-`: the id is its own JSON text between quotes (request-line.ts).
+   */
+  for(incoming: string | string[] | undefined): string {
+    return typeof incoming === 'string' && CALLER_ID.test(incoming) ? incoming : this.next();
+  }
+
   private readonly random = Buffer.alloc(16 * BATCH);
   private offset = this.random.length;
   private readonly text = Buffer.alloc(36);

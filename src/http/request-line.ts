@@ -14,17 +14,32 @@ const MAX_ECHOED_CHARS = 200;
 export function requestLineMembers(ctx: RequestContext, status: number, durationMs: number): string {
   const { req } = ctx;
   const path = ctx.pathname === '' ? splitTarget(req.url ?? '/').pathname : ctx.pathname;
-  let out = `"request_id":${jsonString(ctx.requestId)},"method":${jsonString(req.method ?? '')},"path":${jsonString(truncate(path))}`;
-  // A stored query's name (registry.ts: dotted lowercase words), a cache status and an error code
-  // are identifiers: their own JSON text between quotes.
+  // The request id (request-ids.ts: letters, digits and `._:-`), the method (one of node's parser's
+  // method tokens, http.METHODS: capitals and `-`), a stored query's name (registry.ts: dotted
+  // lowercase words), a cache status and an error code are their own JSON text between quotes.
+  let out = `"request_id":"${ctx.requestId}","method":"${req.method ?? ''}","path":${jsonString(truncate(path))}`;
   if (ctx.query !== '') out += `,"query":"${ctx.query}"`;
-  out += `,"status":${status},"duration_ms":${Math.round(durationMs * 100) / 100}`;
+  out += `,"status":${status},"duration_ms":${hundredths(durationMs)}`;
   if (ctx.rows !== undefined) out += `,"rows":${ctx.rows}`;
   if (ctx.cache !== undefined) out += `,"cache":"${ctx.cache}"`;
   if (ctx.code !== undefined) out += `,"code":"${ctx.code}"`;
   const client = req.socket.remoteAddress;
   if (client !== undefined) out += `,"client":${jsonString(client)}`;
   return out;
+}
+
+/**
+ * A duration in ms to 0.01 ms as JSON text: the text of `Math.round(ms * 100) / 100`, made from
+ * integers (a small integer's text is looked up; a fraction's shortest decimal form is computed,
+ * several times the cost, once per request). The two agree for any duration a process can see
+ * (tested to 10^11 ms, three years).
+ */
+export function hundredths(ms: number): string {
+  const h = Math.round(ms * 100);
+  const whole = Math.floor(h / 100);
+  const frac = h - whole * 100;
+  if (frac === 0) return `${whole}`;
+  return frac % 10 === 0 ? `${whole}.${frac / 10}` : `${whole}.${frac < 10 ? '0' : ''}${frac}`;
 }
 
 /** Cut a caller-chosen text (a path) to a length fit to echo. */

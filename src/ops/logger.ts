@@ -33,24 +33,32 @@ export function createLogger(level: LogLevel, write: (line: string, level: LogLe
   };
   const enabled = (lvl: Exclude<LogLevel, 'silent'>): boolean => RANK[lvl] >= RANK[level];
   const head = (lvl: Exclude<LogLevel, 'silent'>): string => `","level":"${lvl}","msg":`;
-  const line = (lvlHead: string, msg: string, members: string): string =>
-    `{"time":"${isoNow()}${lvlHead}${jsonString(msg)}${members === '' ? '}' : `,${members}}`}`;
+  const line = (lvlHead: string, quotedMsg: string, members: string): string =>
+    `{"time":"${isoNow()}${lvlHead}${quotedMsg}${members === '' ? '}' : `,${members}}`}`;
   const at = (lvl: Exclude<LogLevel, 'silent'>) => {
     const lvlHead = head(lvl);
     return (msg: string, fields: Record<string, unknown> = {}) => {
       // The fields serialised as they are, not copied into a new object first (JSON.stringify leaves
       // out undefined values either way); their braces dropped.
-      if (enabled(lvl)) write(line(lvlHead, msg, JSON.stringify(fields).slice(1, -1)), lvl);
+      if (enabled(lvl)) write(line(lvlHead, jsonString(msg), JSON.stringify(fields).slice(1, -1)), lvl);
     };
   };
   const infoHead = head('info');
+  // The request line's message is the same text every time: its quoted form is kept.
+  let membersMsg = '';
+  let quotedMembersMsg = '""';
   return {
     debug: at('debug'),
     info: at('info'),
     warn: at('warn'),
     error: at('error'),
     infoMembers: (msg, members) => {
-      if (enabled('info')) write(line(infoHead, msg, members), 'info');
+      if (!enabled('info')) return;
+      if (msg !== membersMsg) {
+        membersMsg = msg;
+        quotedMembersMsg = jsonString(msg);
+      }
+      write(line(infoHead, quotedMembersMsg, members), 'info');
     },
     enabled,
   };

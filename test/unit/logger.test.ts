@@ -42,10 +42,14 @@ test('infoMembers: a line from fields already written as JSON members; dropped b
   const { lines, logger } = capture('info');
   logger.infoMembers('request', '"status":200,"path":"/a\\"b"');
   logger.infoMembers('bare', '');
+  logger.infoMembers('quote"d', '"n":1');
+  logger.infoMembers('request', '"n":2');
   const first = JSON.parse(lines[0]!.line) as Record<string, unknown>;
   assert.deepEqual(Object.keys(first), ['time', 'level', 'msg', 'status', 'path']);
   assert.deepEqual([first.level, first.msg, first.status, first.path], ['info', 'request', 200, '/a"b']);
   assert.deepEqual(Object.keys(JSON.parse(lines[1]!.line) as object), ['time', 'level', 'msg']);
+  // The message of each line is its own, escaped, though the logger keeps the last one's quoted form.
+  assert.deepEqual(lines.map((l) => (JSON.parse(l.line) as { msg: string }).msg), ['request', 'bare', 'quote"d', 'request']);
   for (const level of ['warn', 'error', 'silent'] as const) {
     const quiet = capture(level);
     quiet.logger.infoMembers('request', '"status":200');

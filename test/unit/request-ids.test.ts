@@ -33,3 +33,25 @@ test('two generators do not repeat each other', () => {
   const b = new RequestIds();
   assert.notEqual(a.next(), b.next());
 });
+
+test('for(): a fit X-Request-Id is kept, anything else (missing, repeated, too long, other characters) gets a fresh UUID', () => {
+  const ids = new RequestIds();
+  const table: { incoming: string | string[] | undefined; kept: boolean }[] = [
+    { incoming: 'abc-123_x.y:z', kept: true },
+    { incoming: 'a'.repeat(128), kept: true },
+    { incoming: undefined, kept: false },
+    { incoming: '', kept: false },
+    { incoming: 'a'.repeat(129), kept: false },
+    { incoming: ['a', 'b'], kept: false },
+    { incoming: 'has space', kept: false },
+    { incoming: 'quote"d', kept: false },
+    { incoming: 'back\\slash', kept: false },
+    { incoming: 'new\nline', kept: false },
+    { incoming: 'é', kept: false },
+  ];
+  for (const c of table) {
+    const id = ids.for(c.incoming);
+    if (c.kept) assert.equal(id, c.incoming);
+    else assert.match(id, UUID_V4, JSON.stringify(c.incoming));
+  }
+});

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { METHODS } from 'node:http';
 import { test } from 'node:test';
 import type { RequestContext } from '../../src/http/request-context.ts';
-import { requestLineMembers } from '../../src/http/request-line.ts';
+import { RequestIds } from '../../src/http/request-ids.ts';
+import { hundredths, requestLineMembers } from '../../src/http/request-line.ts';
+import { HOSTILE_STRINGS } from '../support/hostile-strings.ts';
 
 type Fields = { requestId: string; method?: string; url: string; pathname: string; query: string; rows?: number; cache?: string; code?: string; client?: string };
 
@@ -49,5 +52,35 @@ test('the request line holds the contract fields, undefined ones left out, hosti
     assert.deepEqual(parsed, c.want, c.name);
     assert.deepEqual(Object.keys(parsed), Object.keys(c.want), `${c.name}: field order`);
     assert.ok(!members.includes('secret'), `${c.name}: no query string`);
+  }
+});
+
+test('duration_ms: hundredths() is the text of Math.round(ms * 100) / 100, which it replaced', () => {
+  const old = (ms: number) => String(Math.round(ms * 100) / 100);
+  // Every hundredth up to 2,000 ms, each hit exactly and from either side of its rounding edge.
+  for (let h = 0; h <= 200_000; h++) {
+    for (const ms of [h / 100, h / 100 + 0.004999, h / 100 + 0.005, Math.max(0, h / 100 - 0.005)]) assert.equal(hundredths(ms), old(ms), String(ms));
+  }
+  // Longer durations, up to 10^11 ms, from a fixed sequence (a failure names its input).
+  let x = 12345;
+  for (let i = 0; i < 200_000; i++) {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    const ms = (x / 2 ** 31) * 10 ** (2 + (i % 10));
+    assert.equal(hundredths(ms), old(ms), String(ms));
+  }
+});
+
+test('the request id and the method go in unescaped: every id RequestIds gives and every method node parses is its own JSON text', () => {
+  const ids = new RequestIds();
+  const sent: (string | string[] | undefined)[] = [...HOSTILE_STRINGS, 'abc-123_x.y:z', 'a'.repeat(128), 'a'.repeat(129), ['two', 'values'], undefined];
+  for (const incoming of sent) {
+    const requestId = ids.for(incoming);
+    const members = requestLineMembers(context({ requestId, method: 'GET', url: '/', pathname: '/', query: '' }), 200, 1);
+    assert.equal((JSON.parse(`{${members}}`) as { request_id: string }).request_id, requestId, JSON.stringify(incoming));
+  }
+  // node:http's parser (llhttp) accepts only these methods and answers any other with a 400 before the handler runs.
+  for (const method of METHODS) {
+    const members = requestLineMembers(context({ requestId: 'r', method, url: '/', pathname: '/', query: '' }), 200, 1);
+    assert.equal((JSON.parse(`{${members}}`) as { method: string }).method, method);
   }
 });

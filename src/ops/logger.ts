@@ -1,5 +1,6 @@
 import type { LogLevel } from './config.ts';
 import { jsonString } from '../json-string.ts';
+import { LineBatch } from './line-batch.ts';
 
 /** JSON-lines logger: one object per line on stdout (errors on stderr). */
 export interface Logger {
@@ -64,34 +65,25 @@ export function createLogger(level: LogLevel, write: (line: string, level: LogLe
   };
 }
 
-/** Largest batch of stdout lines held before it is written. */
-const BATCH_CHARS = 64 * 1024;
+/** Bytes of stdout lines held before they are written, if the event-loop turn has not ended first. */
+const BATCH_BYTES = 64 * 1024;
 
 /**
  * stdout in batches, stderr at once. The request log is a line per request; stdout to a pipe or a
- * file is a blocking write in Node, so lines are joined and written once per event-loop turn (or
- * per 64 KiB) instead of once each. Pending lines are written on exit, `process.exit()` included.
+ * file is a blocking write in Node, so lines are held (line-batch.ts) and written once per
+ * event-loop turn (or per 64 KiB) instead of once each. Pending lines are written on exit,
+ * `process.exit()` included.
  */
 function standardStreams(): (line: string, level: LogLevel) => void {
-  let pending = '';
-  let scheduled: NodeJS.Immediate | null = null;
-  const flush = (): void => {
-    scheduled = null;
-    if (pending === '') return;
-    const out = pending;
-    pending = '';
-    process.stdout.write(out);
-  };
-  process.on('exit', flush);
+  const batch = new LineBatch(process.stdout, BATCH_BYTES);
+  process.on('exit', batch.flush);
   return (line, level) => {
     if (level === 'error' || level === 'warn') {
-      flush(); // keeps the order of what came before
+      batch.flush(); // keeps the order of what came before
       process.stderr.write(line + '\n');
       return;
     }
-    pending += line + '\n';
-    if (pending.length >= BATCH_CHARS) flush();
-    else if (scheduled === null) scheduled = setImmediate(flush).unref();
+    batch.add(line);
   };
 }
 

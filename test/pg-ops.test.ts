@@ -71,6 +71,9 @@ describe('on real PostgreSQL', () => {
       assert.deepEqual(await next.json(), { result: [{ seconds: '0', status: 'done' }] });
 
       await waitFor('the request line', () => svc.logs.some((l) => l.msg === 'request' && l.status === 499), 2_000);
+      // Regression: the cancelled statement's 57014 was logged as an error ("request failed",
+      // query_timeout, with a stack) for every client that left during an uncached call.
+      assert.deepEqual(svc.logs.filter((l) => l.level === 'error'), []);
       const metrics = await scrape(svc.url);
       assert.equal(metrics.get('endpoints_db_queries_total{outcome="cancelled"}'), 1);
       assert.equal(metrics.get('endpoints_http_requests_total{route="query",query="test.slow",status="499"}'), 1);

@@ -59,7 +59,10 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
   const failed = (ctx: RequestContext, err: unknown): void => {
     const httpErr = err instanceof HttpError ? err : new HttpError('internal', undefined, { cause: err });
     ctx.code = httpErr.code;
-    if (httpErr.status >= 500) logger.error('request failed', { request_id: ctx.requestId, code: httpErr.code, ...errorFields(err) });
+    // A statement cancelled because its caller left ends in 57014 like a timeout, but nothing failed:
+    // the request line already says 499, and an error line per closed browser tab would be noise.
+    const cancelledForLeaving = httpErr.code === 'query_timeout' && ctx.abandoned;
+    if (httpErr.status >= 500 && !cancelledForLeaving) logger.error('request failed', { request_id: ctx.requestId, code: httpErr.code, ...errorFields(err) });
     sendError(ctx.req, ctx.res, httpErr, ctx.headers);
   };
 

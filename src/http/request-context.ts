@@ -50,6 +50,11 @@ export class RequestContext {
     return [...this.cors, 'X-Request-Id', this.requestId];
   }
 
+  /** The client went away before the answer was complete and `clientGone()` has fired. */
+  get abandoned(): boolean {
+    return this.abort !== null && this.abort.signal.aborted;
+  }
+
   /**
    * A signal that fires if the response closes before it is complete (the client went away).
    * Created on first ask: the cached path never pays for an AbortController.

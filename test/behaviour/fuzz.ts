@@ -37,9 +37,15 @@ export function fuzzBehaviour(factory: EngineFactory): void {
         edgeRow('f2', new Date().toISOString(), 'alpha', '/auth/v1/token'),
       ]);
       const config = readConfig({ PORT: '0', HOST: '127.0.0.1', ACCESS_TOKENS: TOKEN });
-      // Errors the service logs as internal are bugs even when the client never sees them.
-      const logger = createLogger('error', (line) => {
+      // Errors the service logs as internal are bugs even when the client never sees them; and every
+      // line, the request lines of hostile methods, paths and request ids included, is one JSON object.
+      const logger = createLogger('info', (line) => {
         if (line.includes('"code":"internal"')) internalLogs.push(line);
+        try {
+          JSON.parse(line);
+        } catch {
+          internalLogs.push(`not JSON: ${line}`);
+        }
       });
       service = await startService({ config, engine: store.engine, grants: config.accessTokens, logger });
     });

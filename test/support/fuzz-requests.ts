@@ -23,7 +23,7 @@ const METHODS: readonly (readonly [number, string])[] = [
 
 const TARGETS = ['logs.all', 'usage.api-counts', LOGS_ALL_ID, USAGE_ID, USAGE_ID.toUpperCase(), 'LOGS.ALL', 'logs.all ', 'logs%2Eall', 'logs.al', 'nope'];
 const MALFORMED_PERCENT = ['%', '%4', '%zz', '%E2%82', '%C0%AF', '%00', '%FF%FE', '%%', '%2', '%u0041', '%ED%A0%80', '%F4%90%80%80', '%0A', '%0D%0A', '%2F', '%3F', '%23'];
-const OTHER_PATHS = ['/health', '/ready', '/', '/api/endpoints', '/api/endpoints/query', '/api/endpoints/query/', '/metrics', '/openapi.json', '*', '//health', '/health/', '/HEALTH', '/health?x=1', 'http://example.com/health', 'https://x/api/endpoints/query/logs.all?project=a', '/api/endpoints/query/logs.all/extra', '/./health', '/api/../health'];
+const OTHER_PATHS = ['/health', '/ready', '/', '/api/endpoints', '/api/endpoints/query', '/api/endpoints/query/', '/metrics', '/openapi.json', '*', '//health', '/health/', '/HEALTH', '/health?x=1', 'http://example.com/health', 'https://x/api/endpoints/query/logs.all?project=a', '/api/endpoints/query/logs.all/extra', '/./health', '/api/../health', '/a"b', '/back\\slash', '/api/endpoints/query/logs"all'];
 const PARAM_NAMES = ['project', 'project', 'interval', 'interval', 'iso_timestamp_start', 'iso_timestamp_end', 'sql', '', 'PROJECT', 'project[]', '__proto__', 'constructor', 'toString', 'x', '%', '%zz', 'pro%00ject', 'a=b'];
 const GOOD_VALUES = ['alpha', 'default', 'daily', 'hourly', 'minutely', '2026-11-20T12:00:00Z', '2026-11-20T12:00:00.123456', '2026-11-20', '.*', 'alpha|beta', '^https://'];
 const BAD_VALUES = [

@@ -8,8 +8,8 @@ const DASH = 0x2d;
 const CALLER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Request ids for requests that bring none: random (version 4) UUIDs, as `crypto.randomUUID()`
- * makes them, from the same CSPRNG and likewise drawn in batches.
+ * Request ids: the caller's own when it is fit to echo (`for`), else (`next`) random (version 4)
+ * UUIDs, as `crypto.randomUUID()` makes them, from the same CSPRNG and likewise drawn in batches.
  *
  * Why not `randomUUID()` itself: it joins 21 pieces into a string rope, and node:http's header
  * check (a regular expression over every header value) cannot run on a rope, so V8 leaves its
@@ -17,6 +17,10 @@ const CALLER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * and read out as one flat string.
  */
 export class RequestIds {
+  private readonly random = Buffer.alloc(16 * BATCH);
+  private offset = this.random.length;
+  private readonly text = Buffer.alloc(36);
+
   /**
    * The id of a request: the caller's X-Request-Id if it is fit to echo, else a fresh UUID. Either
    * way only letters, digits and `._:-`: the id is its own JSON text between quotes (request-line.ts).
@@ -24,10 +28,6 @@ export class RequestIds {
   for(incoming: string | string[] | undefined): string {
     return typeof incoming === 'string' && CALLER_ID.test(incoming) ? incoming : this.next();
   }
-
-  private readonly random = Buffer.alloc(16 * BATCH);
-  private offset = this.random.length;
-  private readonly text = Buffer.alloc(36);
 
   next(): string {
     if (this.offset === this.random.length) {

@@ -45,14 +45,14 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
       : ['Access-Control-Allow-Origin', config.corsOrigin, 'Access-Control-Expose-Headers', EXPOSED_HEADERS, 'Vary', 'Origin'],
   );
   // Decided once: with request logging off, a request gathers no log fields at all.
-  const logRequests = logger.enabled('info');
+  const logRequest = logger.infoMembersWriter('request');
 
   /** The request is over: count it, log it, and let a drain stop waiting for it. */
   const settle = (ctx: RequestContext, status: number): void => {
     deps.drain.release(ctx.drainSlot, ctx.res);
     const durationMs = performance.now() - ctx.started;
     deps.metrics.observeRequest({ route: ctx.route, query: ctx.query, status, durationMs });
-    if (logRequests) logger.infoMembers('request', requestLineMembers(ctx, status, durationMs));
+    if (logRequest !== undefined) logRequest(requestLineMembers(ctx, status, durationMs));
   };
   const closed = (ctx: RequestContext): void => settle(ctx, ctx.res.writableFinished ? ctx.res.statusCode : CLIENT_CLOSED);
 

@@ -9,10 +9,12 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   /**
-   * An info line whose fields the caller has already written as JSON object members (`"k":v,…`,
-   * no braces; `jsonString` quotes a string): for the request line, written once per request.
+   * A writer of info lines with message `msg`, whose fields the caller has already written as JSON
+   * object members (`"k":v,…`, no braces; `jsonString` quotes a string): for the request line,
+   * written once per request, so the message is quoted once, here. Undefined when info lines are
+   * not written: a caller then gathers no fields at all.
    */
-  infoMembers(msg: string, members: string): void;
+  infoMembersWriter(msg: string): ((members: string) => void) | undefined;
   /** Whether lines at `level` are written: a caller whose fields cost something to gather asks first. */
   enabled(level: Exclude<LogLevel, 'silent'>): boolean;
 }
@@ -45,21 +47,15 @@ export function createLogger(level: LogLevel, write: (line: string, level: LogLe
     };
   };
   const infoHead = head('info');
-  // The request line's message is the same text every time: its quoted form is kept.
-  let membersMsg = '';
-  let quotedMembersMsg = '""';
   return {
     debug: at('debug'),
     info: at('info'),
     warn: at('warn'),
     error: at('error'),
-    infoMembers: (msg, members) => {
-      if (!enabled('info')) return;
-      if (msg !== membersMsg) {
-        membersMsg = msg;
-        quotedMembersMsg = jsonString(msg);
-      }
-      write(line(infoHead, quotedMembersMsg, members), 'info');
+    infoMembersWriter: (msg) => {
+      if (!enabled('info')) return undefined;
+      const quotedMsg = jsonString(msg);
+      return (members) => write(line(infoHead, quotedMsg, members), 'info');
     },
     enabled,
   };

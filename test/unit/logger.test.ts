@@ -38,21 +38,24 @@ test('levels below the configured one are dropped, and enabled() says so', () =>
   }
 });
 
-test('infoMembers: a line from fields already written as JSON members; dropped below info', () => {
+test('infoMembersWriter: lines from fields already written as JSON members, each with its writer\'s message; none below info', () => {
   const { lines, logger } = capture('info');
-  logger.infoMembers('request', '"status":200,"path":"/a\\"b"');
-  logger.infoMembers('bare', '');
-  logger.infoMembers('quote"d', '"n":1');
-  logger.infoMembers('request', '"n":2');
+  const request = logger.infoMembersWriter('request')!;
+  const bare = logger.infoMembersWriter('bare')!;
+  const quoted = logger.infoMembersWriter('quote"d')!;
+  request('"status":200,"path":"/a\\"b"');
+  bare('');
+  quoted('"n":1');
+  request('"n":2');
   const first = JSON.parse(lines[0]!.line) as Record<string, unknown>;
   assert.deepEqual(Object.keys(first), ['time', 'level', 'msg', 'status', 'path']);
   assert.deepEqual([first.level, first.msg, first.status, first.path], ['info', 'request', 200, '/a"b']);
   assert.deepEqual(Object.keys(JSON.parse(lines[1]!.line) as object), ['time', 'level', 'msg']);
-  // The message of each line is its own, escaped, though the logger keeps the last one's quoted form.
+  // The message of each line is its own writer's, escaped.
   assert.deepEqual(lines.map((l) => (JSON.parse(l.line) as { msg: string }).msg), ['request', 'bare', 'quote"d', 'request']);
   for (const level of ['warn', 'error', 'silent'] as const) {
     const quiet = capture(level);
-    quiet.logger.infoMembers('request', '"status":200');
+    assert.equal(quiet.logger.infoMembersWriter('request'), undefined, level);
     assert.equal(quiet.lines.length, 0, level);
   }
 });

@@ -42,13 +42,18 @@ export class LineBatch {
     this.buf[this.used++] = NEWLINE;
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(this.flush).unref();
+      setImmediate(this.endOfTurn).unref();
     }
   }
 
-  /** Write what is held now (also the end-of-turn callback, and the exit hook's). */
-  readonly flush = (): void => {
+  /** The one end-of-turn write scheduled by the turn's first line (flushes before it leave it scheduled). */
+  private readonly endOfTurn = (): void => {
     this.scheduled = false;
+    this.flush();
+  };
+
+  /** Write what is held now (before a line that might not fit, before a stderr line, on exit). */
+  readonly flush = (): void => {
     if (this.used === 0) return;
     this.sink.write(this.buf.subarray(0, this.used));
     this.used = 0;

@@ -1,4 +1,5 @@
 import { generateGrant } from './auth/authenticator.ts';
+import { CommandError } from './commands/command.ts';
 import { ConfigError, readConfig, type Config } from './ops/config.ts';
 import type { Engine } from './store/engine.ts';
 import { openEngine } from './store/open-engine.ts';
@@ -10,7 +11,8 @@ import { pinTickShape } from './ops/tick-shape.ts';
 /** After the drain deadline, how long closing connections and the pool may take before the process exits regardless. */
 const CLOSE_GRACE_MS = 1_500;
 
-async function main(): Promise<void> {
+/** `node dist/main.js [serve]`: the service. */
+async function serve(): Promise<void> {
   // Before start-up's own full GC can make node's nextTick slow for the life of the process.
   const tickShape = pinTickShape();
   let config: Config;
@@ -77,8 +79,39 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
+const USAGE = `usage: node dist/main.js [command]
+  serve            run the service (the default; configured by environment variables, see README)
+  schema           apply sql/schema.sql to DATABASE_URL (idempotent)
+  seed [--rows N]  write demo logs to DATABASE_URL, or to the embedded store in DATA_DIR`;
+
+/** One entry point for the service and its maintenance commands, so a production install needs no dev tools. */
+async function main(argv: readonly string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      if (rest.length > 0) throw new CommandError(`unknown argument "${rest[0]}" (the service reads its settings from the environment)`);
+      return serve();
+    case 'schema':
+      return (await import('./commands/schema.ts')).schemaCommand(rest, process.env);
+    case 'seed':
+      return (await import('./commands/seed.ts')).seedCommand(rest, process.env);
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE + '\n');
+      return;
+    default:
+      throw new CommandError(`unknown command "${command}"\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  const command = process.argv[2] ?? 'serve';
+  // A maintenance command's failure (bad argument, connection refused) is its message, not a stack.
+  if (err instanceof CommandError || (command !== 'serve' && err instanceof Error)) {
+    process.stderr.write(`${command}: ${(err as Error).message}\n`);
+    process.exit(1);
+  } else if (err instanceof ConfigError) {
     // e.g. a token scope naming no stored query: found only once the registry is loaded.
     process.stderr.write(`configuration error: ${err.message}\n`);
     process.exit(2);

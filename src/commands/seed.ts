@@ -1,5 +1,5 @@
 /**
- * `npm run seed -- --rows N [--seed S]`: write deterministic demo logs (N edge rows, the other
+ * `node dist/main.js seed --rows N [--seed S]` (`npm run seed -- …`): write deterministic demo logs (N edge rows, the other
  * sources proportional) to the PostgreSQL at DATABASE_URL, applying the schema first, or, when
  * DATABASE_URL is unset, to the embedded PGlite store in DATA_DIR. Rows whose id exists are
  * skipped, so re-running with the same seed adds nothing; use another --seed to add more.
@@ -7,11 +7,12 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import type { AdminExec } from '../src/store/engine.ts';
-import { demoRowCounts, generateDemoTable, insertDemoColumns, type DemoOptions } from '../src/store/demo/demo-data.ts';
-import { LOG_TABLES, applySchema, type LogTable } from '../src/store/schema.ts';
+import type { AdminExec } from '../store/engine.ts';
+import { demoRowCounts, generateDemoTable, insertDemoColumns, type DemoOptions } from '../store/demo/demo-data.ts';
+import { LOG_TABLES, applySchema, type LogTable } from '../store/schema.ts';
+import { CommandError, describeUrl, type Env } from './command.ts';
 
-const USAGE = 'usage: npm run seed -- [--rows N] [--seed S]   (N edge rows, default 20000; S integer seed, default 1)';
+export const SEED_USAGE = 'usage: node dist/main.js seed [--rows N] [--seed S]   (npm run seed -- …; N edge rows, default 20000; S integer seed, default 1)';
 // Rows generated and sent per statement: big enough to amortise round trips, small enough that
 // nine tables in flight stay within a few tens of megabytes whatever --rows is.
 const BATCH = 5000;
@@ -23,20 +24,17 @@ interface Args {
   seed: number;
 }
 
-/** Parse `--rows N`, `--seed S` (also `--name=value`); throws with the usage on anything else. */
-function parseArgs(argv: string[]): Args {
+/** Parse `--rows N`, `--seed S` (also `--name=value`); null for --help; throws with the usage on anything else. */
+function parseArgs(argv: readonly string[]): Args | null {
   const args: Args = { rows: 20_000, seed: 1 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
-    if (arg === '-h' || arg === '--help') {
-      console.log(USAGE);
-      process.exit(0);
-    }
+    if (arg === '-h' || arg === '--help') return null;
     const [name, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
-    if (name !== '--rows' && name !== '--seed') throw new Error(`unknown argument "${arg}"\n${USAGE}`);
+    if (name !== '--rows' && name !== '--seed') throw new CommandError(`unknown argument "${arg}"\n${SEED_USAGE}`);
     const value = inline ?? argv[++i];
     if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-      throw new Error(`${name} needs a non-negative integer, got ${value === undefined ? 'nothing' : `"${value}"`}\n${USAGE}`);
+      throw new CommandError(`${name} needs a non-negative integer, got ${value === undefined ? 'nothing' : `"${value}"`}\n${SEED_USAGE}`);
     }
     if (name === '--rows') args.rows = Number(value);
     else args.seed = Number(value) >>> 0;
@@ -60,8 +58,8 @@ interface Target {
   close(): Promise<void>;
 }
 
-async function openTarget(): Promise<Target> {
-  const url = process.env.DATABASE_URL?.trim();
+async function openTarget(env: Env): Promise<Target> {
+  const url = env.DATABASE_URL?.trim();
   if (url) {
     const pool = new pg.Pool({ connectionString: url, max: POOL_MAX });
     // Fail fast with the connection error rather than nine times over.
@@ -72,8 +70,8 @@ async function openTarget(): Promise<Target> {
       close: () => pool.end(),
     };
   }
-  const dir = process.env.DATA_DIR?.trim();
-  if (!dir) throw new Error('set DATABASE_URL (a PostgreSQL to seed) or DATA_DIR (the embedded PGlite store to seed)');
+  const dir = env.DATA_DIR?.trim();
+  if (!dir) throw new CommandError('set DATABASE_URL (a PostgreSQL to seed) or DATA_DIR (the embedded PGlite store to seed)');
   await mkdir(dir, { recursive: true });
   const db = new PGlite(dir);
   await db.waitReady;
@@ -84,25 +82,20 @@ async function openTarget(): Promise<Target> {
   };
 }
 
-/** host:port/database of a connection URL: never the password. */
-function describeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname}`;
-  } catch {
-    return '(unparseable DATABASE_URL)';
+export async function seedCommand(argv: readonly string[], env: Env): Promise<void> {
+  const args = parseArgs(argv);
+  if (args === null) {
+    process.stdout.write(SEED_USAGE + '\n');
+    return;
   }
-}
-
-async function main(): Promise<void> {
-  const { rows, seed } = parseArgs(process.argv.slice(2));
-  const schema = process.env.LOG_SCHEMA?.trim() || 'logs';
+  const { rows, seed } = args;
+  const schema = env.LOG_SCHEMA?.trim() || 'logs';
   const counts = demoRowCounts(rows);
-  const target = await openTarget();
+  const target = await openTarget(env);
   try {
     const started = performance.now();
     await applySchema(target.exec, schema);
-    console.log(`Seeding ${target.label}, schema "${schema}": ${rows} edge rows (seed ${seed}) and proportional other sources.`);
+    const out: string[] = [`Seeding ${target.label}, schema "${schema}": ${rows} edge rows (seed ${seed}) and proportional other sources.`];
     // One `now` for every table, so all sources cover the same 7 days.
     const opts: DemoOptions = { rows, seed, now: new Date() };
     const inserted = await Promise.all(LOG_TABLES.map((table) => seedTable(target.exec, schema, table, opts, counts[table])));
@@ -112,15 +105,11 @@ async function main(): Promise<void> {
       const n = inserted[i] ?? 0;
       sum += n;
       const skipped = counts[table] - n;
-      console.log(`  ${table.padEnd(20)} ${String(n).padStart(9)} inserted${skipped > 0 ? ` (${skipped} already present)` : ''}`);
+      out.push(`  ${table.padEnd(20)} ${String(n).padStart(9)} inserted${skipped > 0 ? ` (${skipped} already present)` : ''}`);
     });
-    console.log(`Done: ${sum} rows in ${seconds} s.`);
+    out.push(`Done: ${sum} rows in ${seconds} s.`);
+    process.stdout.write(out.join('\n') + '\n');
   } finally {
     await target.close();
   }
 }
-
-main().catch((err: unknown) => {
-  console.error(`seed: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});

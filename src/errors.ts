@@ -13,6 +13,7 @@ export const ERRORS = {
   header_too_large: { status: 431, message: 'The request headers are too large.' },
   missing_parameter: { status: 400, message: 'A required parameter is missing.' },
   invalid_parameter: { status: 400, message: 'A parameter has an invalid value.' },
+  unknown_parameter: { status: 400, message: 'The stored query has no parameter of that name.' },
   invalid_sql: { status: 400, message: 'The sql parameter was rejected.' },
   sandbox_disabled: { status: 400, message: 'This stored query does not accept sql: sandboxing is disabled.' },
   query_error: { status: 400, message: 'The database rejected the query.' },
@@ -23,6 +24,7 @@ export const ERRORS = {
   uri_too_long: { status: 414, message: 'The request URL is too long.' },
   query_timeout: { status: 504, message: 'The query exceeded the statement timeout.' },
   database_unavailable: { status: 503, message: 'The database is unavailable; retry shortly.' },
+  store_not_ready: { status: 503, message: 'The log store does not have what this stored query reads.' },
   internal: { status: 500, message: 'Internal error.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

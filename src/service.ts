@@ -21,6 +21,7 @@ import { loadRegistry, type Registry } from './query/registry.ts';
 import { loadSqlParser } from './query/sandbox/sql-parser.ts';
 import type { Engine } from './store/engine.ts';
 import { meterEngine } from './store/metered-engine.ts';
+import { StoreCheck } from './store/store-check.ts';
 
 const PACKAGE_JSON = new URL('../package.json', import.meta.url);
 
@@ -70,7 +71,17 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const { callerStatementTimeoutMs } = config;
   // Loaded only in COMPAT=logflare: the translator and the deparser cost the default mode nothing.
   const dialect = config.compat === 'logflare' ? (await import('./query/dialect/bigquery-dialect.ts')).bigQueryDialect(parser) : POSTGRESQL;
-  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, slots, callerStatementTimeoutMs, dialect });
+  // Probes bypass the meter: they are the service's own, not statements run for callers.
+  const store = new StoreCheck(opts.engine, registry.all, config.logSchema, opts.clock);
+  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, slots, callerStatementTimeoutMs, dialect, store });
+  // Checked once at start-up, in the background (a database still starting must not hold up
+  // listening): what is missing is logged with its fix; /ready and the calls report it too.
+  store.checkAll().then(
+    (problems) => {
+      for (const p of problems) logger.warn('log store not ready', { query: p.query, problem: p.what, fix: p.fix });
+    },
+    (err: unknown) => logger.warn('log store not checked: the database did not answer', errorFields(err)),
+  );
 
   let closing: Promise<void> | undefined;
   return {

@@ -15,7 +15,7 @@ import type pg from 'pg';
 import { demoRowCounts, generateDemoTable, insertDemoColumns, type DemoOptions } from '../../src/store/demo/demo-data.ts';
 import { checkSchemaName, LOG_TABLES, type LogTable } from '../../src/store/schema.ts';
 
-// Same batch size as scripts/seed.ts: one round trip per 5000 rows, bounded memory.
+// Same batch size as src/commands/seed.ts: one round trip per 5000 rows, bounded memory.
 const BATCH = 5000;
 /** Edge rows (and the other tables in proportion) the generator writes; copies beyond. */
 export const GENERATED_MAX = 1_000_000;

@@ -17,6 +17,8 @@ import { runQuery, type QueryAnswer } from '../query/run-query.ts';
 import { HttpError } from '../errors.ts';
 import { mapDbError } from '../store/db-errors.ts';
 import type { Engine } from '../store/engine.ts';
+import { storeNotReady, type StoreCheck } from '../store/store-check.ts';
+import { closest } from '../did-you-mean.ts';
 import type { AnswerBatch } from './answer-batch.ts';
 import type { Drain } from './drain.ts';
 import type { RequestContext } from './request-context.ts';
@@ -36,6 +38,8 @@ export interface RouteDeps {
   slots: StatementSlots;
   callerStatementTimeoutMs: number;
   dialect: Dialect;
+  /** Whether the log store has what each stored query reads (/ready, and calls that fail so). */
+  store: StoreCheck;
   /** Each stored query with its listing entry, built once. */
   listing: readonly { q: StoredQuery; listed: ListedQuery }[];
   /** GET calls prepared once per distinct query string. */
@@ -80,7 +84,7 @@ function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: 
   const principal = deps.auth.check(ctx.req.headers);
   const target = match.route.kind === 'query' ? match.route.target : null;
   const q = target === null ? undefined : deps.registry.lookup(target);
-  if (q === undefined) throw new HttpError('not_found', 'No stored query with that id or name.');
+  if (q === undefined) throw notFound(deps.registry, principal, target ?? '');
   ctx.query = q.name;
   // After 404: a scoped token learns that a stored query exists, not what it returns.
   if (!principal.mayCall(q)) throw new HttpError('forbidden');
@@ -91,6 +95,13 @@ function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: 
   const run = runQuery(deps, deps.prepared.fromSearch(q, search, redact), ctx, principal);
   if (run instanceof Promise) return run.then((a) => writeAnswer(deps, ctx, a));
   deps.answers.defer(ctx, run);
+}
+
+/** 404 for a stored query that does not exist: the nearest name this token may call, and where the list is. */
+function notFound(registry: Registry, principal: Principal, target: string): HttpError {
+  const near = closest(target, registry.all.filter((q) => principal.mayCall(q)).map((q) => q.name));
+  const hint = near === undefined ? '' : ` Did you mean ${near}?`;
+  return new HttpError('not_found', `No stored query with that id or name.${hint} GET /api/endpoints lists the stored queries this token may call.`);
 }
 
 /** A POST adds its JSON body to the query string's parameters. */
@@ -111,12 +122,15 @@ async function ready(deps: RouteDeps, ctx: RequestContext): Promise<void> {
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(Object.assign(new Error('timeout exceeded when trying to connect'), { code: 'ETIMEDOUT' })), READY_TIMEOUT_MS);
   });
+  let problems;
   try {
     await Promise.race([deps.engine.ping(), timeout]);
+    problems = await Promise.race([deps.store.checkAll(), timeout]);
   } catch (err) {
     throw mapDbError(err, { callerSql: false, regexParam: undefined });
   } finally {
     clearTimeout(timer);
   }
+  if (problems.length > 0) throw storeNotReady(problems);
   sendJson(ctx.req, ctx.res, 200, { status: 'ready', engine: deps.engine.name }, ctx.headers);
 }

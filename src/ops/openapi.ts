@@ -7,7 +7,7 @@ import type { Principal } from '../auth/authenticator.ts';
 import { ERRORS, type ErrorCode } from '../errors.ts';
 import { queryPath } from './listing.ts';
 import { MAX_PARAM_CHARS, type ParamSpec } from '../query/params.ts';
-import type { Registry, StoredQuery } from '../query/registry.ts';
+import type { ColumnType, Registry, StoredQuery } from '../query/registry.ts';
 
 type Json = Record<string, unknown>;
 
@@ -17,7 +17,7 @@ export interface OpenApi {
 }
 
 /** Column types of a stored query's settings → JSON Schema of the encoded value (encode.ts). */
-const COLUMN_SCHEMAS: Readonly<Record<string, Json>> = {
+const COLUMN_SCHEMAS: Readonly<Record<ColumnType, Json>> = {
   string: { type: 'string' },
   text: { type: 'string' },
   timestamp: { type: 'string', format: 'date-time', description: 'RFC 3339 in UTC with six fractional digits.' },
@@ -64,6 +64,11 @@ function paramSchema(spec: ParamSpec): Json {
       return { type: 'string', ...common };
     case 'string':
       return { type: 'string', ...common };
+    case 'integer':
+    case 'number':
+      return { type: spec.type, ...(spec.min === undefined ? {} : { minimum: spec.min }), ...(spec.max === undefined ? {} : { maximum: spec.max }) };
+    case 'boolean':
+      return { type: 'boolean' };
   }
 }
 
@@ -88,7 +93,7 @@ function queryPathItem(q: StoredQuery): Json {
 
   const row: Json = {
     type: 'object',
-    properties: Object.fromEntries(Object.entries(q.columns).map(([col, type]) => [col, COLUMN_SCHEMAS[type] ?? { description: `Column type "${type}".` }])),
+    properties: Object.fromEntries(Object.entries(q.columns).map(([col, type]) => [col, COLUMN_SCHEMAS[type]])),
     required: Object.keys(q.columns),
   };
   const rowNote = q.sandboxing ? ' With `sql`, rows have the columns of the caller\'s SELECT instead.' : '';

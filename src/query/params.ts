@@ -1,14 +1,29 @@
+import { closest } from '../did-you-mean.ts';
 import { HttpError } from '../errors.ts';
 import type { Compat } from '../ops/config.ts';
 
-/** A declared parameter of a stored query (from its settings file). */
+/** A declared parameter of a stored query (from its settings file; docs/stored-queries.md). */
 export type ParamSpec =
   | { type: 'string'; required: boolean; description?: string }
   | { type: 'regex'; required: boolean; description?: string }
   | { type: 'timestamp'; required: boolean; description?: string }
-  | { type: 'enum'; required: boolean; values: readonly string[]; description?: string };
+  | { type: 'enum'; required: boolean; values: readonly string[]; description?: string }
+  | { type: 'integer' | 'number'; required: boolean; min?: number; max?: number; description?: string }
+  | { type: 'boolean'; required: boolean; description?: string };
 
-export const PARAM_TYPES = ['string', 'regex', 'timestamp', 'enum'] as const;
+export const PARAM_TYPES = ['string', 'regex', 'timestamp', 'enum', 'integer', 'number', 'boolean'] as const;
+
+/** What a request may name besides the declared parameters (caller `sql`): no parameter may be called so. */
+export const REQUEST_KEYS: readonly string[] = ['sql'];
+
+/**
+ * What happens to a parameter the stored query does not declare: a 400 naming it, or, with
+ * COMPAT=logflare, ignored as Logflare ignores it (its clients send extra ones and rely on that).
+ */
+export type UnknownParams = 'reject' | 'ignore';
+export function unknownParamPolicy(compat: Compat | null): UnknownParams {
+  return compat === 'logflare' ? 'ignore' : 'reject';
+}
 
 /** Longest value accepted for any parameter; longer values are refused before reaching the database. */
 export const MAX_PARAM_CHARS = 4096;
@@ -21,9 +36,17 @@ export type RawParams = ReadonlyMap<string, readonly string[]>;
 
 /**
  * Validate and canonicalise the declared parameters. Returns name → text value (null when absent
- * or empty). Unknown names are ignored: they never reach SQL or the cache key.
+ * or empty). An unknown name is refused (a typo must not silently drop a filter) unless the policy
+ * says to ignore it; either way it never reaches SQL or the cache key.
  */
-export function validateParams(specs: Readonly<Record<string, ParamSpec>>, raw: RawParams): Record<string, string | null> {
+export function validateParams(
+  specs: Readonly<Record<string, ParamSpec>>,
+  raw: RawParams,
+  unknown: UnknownParams = 'reject',
+  /** Request keys this stored query also takes (`sql` when sandboxed), for the message. */
+  requestKeys: readonly string[] = [],
+): Record<string, string | null> {
+  if (unknown === 'reject') for (const name of raw.keys()) if (!(name in specs)) throw unknownParameter(name, specs, requestKeys);
   const out: Record<string, string | null> = {};
   for (const [name, spec] of Object.entries(specs)) {
     const values = raw.get(name);
@@ -39,6 +62,17 @@ export function validateParams(specs: Readonly<Record<string, ParamSpec>>, raw: 
     out[name] = checkValue(name, spec, value);
   }
   return out;
+}
+
+function unknownParameter(name: string, specs: Readonly<Record<string, ParamSpec>>, requestKeys: readonly string[]): HttpError {
+  const accepted = [...Object.keys(specs), ...requestKeys];
+  const near = closest(name, accepted);
+  const shown = JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+  return new HttpError(
+    'unknown_parameter',
+    `Unknown parameter ${shown}${near === undefined ? '' : ` (did you mean ${near}?)`}; this stored query accepts: ${accepted.join(', ')}.`,
+    { param: name },
+  );
 }
 
 function checkValue(name: string, spec: ParamSpec, value: string): string {
@@ -60,15 +94,72 @@ function checkValue(name: string, spec: ParamSpec, value: string): string {
       return value;
     case 'timestamp': {
       const ts = canonicalTimestamp(value);
-      if (ts === null) {
-        throw new HttpError(
-          'invalid_parameter',
-          `Parameter "${name}" must be an ISO 8601 timestamp such as 2026-11-22T10:15:30.123456Z (UTC when no offset is given).`,
-          { param: name },
-        );
-      }
+      if (ts === null) throw new HttpError('invalid_parameter', timestampProblem(name, value), { param: name });
       return ts;
     }
+    case 'integer':
+    case 'number': {
+      const n = spec.type === 'integer' ? (INTEGER.test(value) ? Number(value) : NaN) : NUMBER.test(value) ? Number(value) : NaN;
+      const whole = spec.type === 'integer' ? 'an integer' : 'a number';
+      if (!(spec.type === 'integer' ? Number.isSafeInteger(n) : Number.isFinite(n))) {
+        throw new HttpError('invalid_parameter', `Parameter "${name}" must be ${whole}${bounds(spec)}, got ${shownValue(value)}.`, { param: name });
+      }
+      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+        throw new HttpError('invalid_parameter', `Parameter "${name}" must be ${whole}${bounds(spec)}, got ${value}.`, { param: name });
+      }
+      return String(n);
+    }
+    case 'boolean': {
+      const b = value.toLowerCase();
+      if (b !== 'true' && b !== 'false') throw new HttpError('invalid_parameter', `Parameter "${name}" must be true or false, got ${shownValue(value)}.`, { param: name });
+      return b;
+    }
+  }
+}
+
+const INTEGER = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+function bounds(spec: { min?: number; max?: number }): string {
+  if (spec.min !== undefined && spec.max !== undefined) return ` from ${spec.min} to ${spec.max}`;
+  if (spec.min !== undefined) return ` of at least ${spec.min}`;
+  if (spec.max !== undefined) return ` of at most ${spec.max}`;
+  return '';
+}
+
+/** A received value as a message shows it: JSON-quoted, at most 64 characters. */
+function shownValue(value: string): string {
+  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+}
+
+function timestampProblem(name: string, value: string): string {
+  const expected = `Parameter "${name}" must be an ISO 8601 timestamp such as 2026-11-22T10:15:30.123456Z (UTC when no offset is given)`;
+  // `+01:00` in a query string arrives as ` 01:00`: a "+" in a URL query means a space.
+  const space = value.lastIndexOf(' ');
+  if (space > 0 && canonicalTimestamp(`${value.slice(0, space)}+${value.slice(space + 1)}`) !== null) {
+    return `${expected}; received ${shownValue(value)}: a "+" in a URL's query string arrives as a space, so encode the offset's "+" as %2B.`;
+  }
+  return `${expected}; received ${shownValue(value)}.`;
+}
+
+/**
+ * A valid value of each parameter type, for the store check's probes (store-check.ts): they are
+ * planned, never run for rows, so any value the statement accepts will do.
+ */
+export function sampleValue(spec: ParamSpec): string {
+  switch (spec.type) {
+    case 'enum':
+      return spec.values[0]!;
+    case 'timestamp':
+      return '2000-01-01T00:00:00+00:00';
+    case 'integer':
+    case 'number':
+      return String(spec.min ?? Math.min(0, spec.max ?? 0));
+    case 'boolean':
+      return 'false';
+    case 'string':
+    case 'regex':
+      return 'x';
   }
 }
 
@@ -100,21 +191,38 @@ function daysInMonth(year: number, month: number): number {
 }
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** Parameter names with a meaning of their own in a request. */
-const RESERVED_PARAMS: ReadonlySet<string> = new Set(['sql']);
+
+/** The fields a parameter declaration of each type may have. */
+const PARAM_FIELDS: Readonly<Record<(typeof PARAM_TYPES)[number], readonly string[]>> = {
+  string: ['type', 'required', 'description'],
+  regex: ['type', 'required', 'description'],
+  timestamp: ['type', 'required', 'description'],
+  boolean: ['type', 'required', 'description'],
+  enum: ['type', 'required', 'description', 'values', 'logflareValues'],
+  integer: ['type', 'required', 'description', 'min', 'max'],
+  number: ['type', 'required', 'description', 'min', 'max'],
+};
 
 /** Parse the `params` object of a settings file; `fail` raises a definition error naming the file. */
 export function parseParamDeclarations(raw: unknown, fail: (problem: string) => never, compat: Compat | null = null): Readonly<Record<string, ParamSpec>> {
   if (raw === undefined) return Object.freeze({});
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('"params" must be an object');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('"params" must be an object of parameter name → declaration');
   const out: Record<string, ParamSpec> = {};
   for (const [name, spec] of Object.entries(raw as Record<string, Record<string, unknown>>)) {
     if (!PARAM_NAME.test(name)) fail(`parameter name "${name}" must match [A-Za-z_][A-Za-z0-9_]*`);
-    if (RESERVED_PARAMS.has(name)) fail(`parameter name "${name}" is reserved`);
-    if (typeof spec !== 'object' || spec === null) fail(`parameter "${name}" must be an object`);
+    if (REQUEST_KEYS.includes(name)) fail(`parameter name "${name}" is reserved`);
+    if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) fail(`parameter "${name}" must be an object such as {"type": "string", "required": true}`);
     const type = spec.type;
-    if (!PARAM_TYPES.includes(type as (typeof PARAM_TYPES)[number])) fail(`parameter "${name}": "type" must be one of ${PARAM_TYPES.join(', ')}`);
+    if (!PARAM_TYPES.includes(type as (typeof PARAM_TYPES)[number])) fail(`parameter "${name}": "type" must be one of ${PARAM_TYPES.join(', ')}, got ${JSON.stringify(type)}`);
+    const fields = PARAM_FIELDS[type as (typeof PARAM_TYPES)[number]];
+    for (const key of Object.keys(spec)) {
+      if (!fields.includes(key)) {
+        const near = closest(key, fields);
+        fail(`parameter "${name}": unknown field "${key}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; a ${type} parameter has ${fields.join(', ')}`);
+      }
+    }
     if (typeof spec.required !== 'boolean') fail(`parameter "${name}": "required" must be true or false`);
+    if (spec.description !== undefined && typeof spec.description !== 'string') fail(`parameter "${name}": "description" must be a string`);
     const description = typeof spec.description === 'string' ? spec.description : undefined;
     const base = { required: spec.required as boolean, ...(description === undefined ? {} : { description }) };
     if (type === 'enum') {
@@ -129,8 +237,18 @@ export function parseParamDeclarations(raw: unknown, fail: (problem: string) => 
       }
       const accepted = [...(values as string[]), ...(compat === 'logflare' ? (extra as string[]) : [])];
       out[name] = Object.freeze({ type, ...base, values: Object.freeze(accepted) });
+    } else if (type === 'integer' || type === 'number') {
+      const limit = (key: 'min' | 'max'): number | undefined => {
+        const v = spec[key];
+        if (v === undefined) return undefined;
+        if (typeof v !== 'number' || !(type === 'integer' ? Number.isSafeInteger(v) : Number.isFinite(v))) fail(`parameter "${name}": "${key}" must be ${type === 'integer' ? 'an integer' : 'a number'}`);
+        return v as number;
+      };
+      const min = limit('min'), max = limit('max');
+      if (min !== undefined && max !== undefined && min > max) fail(`parameter "${name}": "min" (${min}) is greater than "max" (${max})`);
+      out[name] = Object.freeze({ type, ...base, ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) });
     } else {
-      out[name] = Object.freeze({ type: type as 'string' | 'regex' | 'timestamp', ...base });
+      out[name] = Object.freeze({ type: type as 'string' | 'regex' | 'timestamp' | 'boolean', ...base });
     }
   }
   return Object.freeze(out);

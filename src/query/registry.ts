@@ -2,11 +2,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { cachePolicy, type CachePolicy } from './cache/cache-policy.ts';
 import { rowLimit, type RowLimit } from './max-rows.ts';
-import { parseParamDeclarations, type ParamSpec } from './params.ts';
+import { closest } from '../did-you-mean.ts';
+import { parseParamDeclarations, REQUEST_KEYS, sampleValue, unknownParamPolicy, type ParamSpec, type UnknownParams } from './params.ts';
 import type { SqlParser } from './sandbox/sql-parser.ts';
 import type { Compat } from '../ops/config.ts';
 import { prepareSandbox, type SandboxTemplate } from './sandbox/stored-statement.ts';
 import { bindSql } from './sql-bind.ts';
+import { composeSandboxed } from './sandbox/compose.ts';
+import { quoteIdent } from '../store/schema.ts';
+import { randomUUID } from 'node:crypto';
 
 /** A stored query as loaded, validated and compiled at start-up. Frozen. */
 export interface StoredQuery {
@@ -26,18 +30,27 @@ export interface StoredQuery {
   readonly sandbox: SandboxTemplate | null;
   readonly redactPii: boolean;
   readonly params: Readonly<Record<string, ParamSpec>>;
+  /** What a parameter it does not declare gets (params.ts decides). */
+  readonly unknownParams: UnknownParams;
+  /** Request keys besides its parameters (`sql` when sandboxed). */
+  readonly requestKeys: readonly string[];
   /** Declared parameter names in declaration order (the canonical order of cache keys). */
   readonly paramOrder: readonly string[];
   /** The parameter a database "invalid regular expression" error is attributed to, if any. */
   readonly regexParam: string | undefined;
   /** Result columns and their types, for the listing and OpenAPI. */
-  readonly columns: Readonly<Record<string, string>>;
+  readonly columns: Readonly<Record<string, ColumnType>>;
   /** The stored statement with `@name` turned into `$n`. */
   readonly boundSql: string;
   /** `bindOrder[i]` is the parameter bound to `$(i+1)`. */
   readonly bindOrder: readonly string[];
   /** boundSql held to max rows: what the request path runs without caller SQL. */
   readonly limitedSql: string;
+  /**
+   * Statements that touch everything the stored query may read, planned and never run for rows
+   * (store-check.ts): the stored statement, and with sandboxing every CTE a caller may name.
+   */
+  readonly probes: readonly { readonly sql: string; readonly params: readonly string[] }[];
   /** Settings file the definition came from (for start-up messages). */
   readonly file: string;
 }
@@ -87,10 +100,17 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null): Stored
     return fail(`not valid JSON (${(err as Error).message})`);
   }
   if (typeof def !== 'object' || def === null || Array.isArray(def)) return fail('must be a JSON object');
+  for (const key of Object.keys(def)) {
+    if (!DEFINITION_FIELDS.includes(key)) {
+      const near = closest(key, DEFINITION_FIELDS);
+      fail(`unknown field "${key}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; the fields are ${DEFINITION_FIELDS.join(', ')}`);
+    }
+  }
 
   const id = def.id, name = def.name;
-  if (typeof id !== 'string' || !UUID.test(id)) return fail('"id" must be a lowercase UUID');
-  if (typeof name !== 'string' || !NAME.test(name)) return fail('"name" must be dotted lowercase words (hyphens allowed)');
+  if (typeof id !== 'string' || !UUID.test(id)) return fail(`"id" must be a lowercase UUID such as ${randomUUID()}, got ${JSON.stringify(id)}`);
+  if (typeof name !== 'string' || !NAME.test(name)) return fail(`"name" must be dotted lowercase words, hyphens allowed (errors.by-status), got ${JSON.stringify(name)}`);
+  if (def.description !== undefined && typeof def.description !== 'string') fail('"description" must be a string');
   if (basename(file, '.json') !== name) fail(`file name must be ${name}.json`);
   const maxRows = def.maxRows;
   if (!Number.isInteger(maxRows) || (maxRows as number) < 1 || (maxRows as number) > 1_000_000) fail('"maxRows" must be an integer from 1 to 1000000');
@@ -99,14 +119,17 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null): Stored
   if (cacheWarmingSeconds !== null && (cachingSeconds === null || cacheWarmingSeconds >= cachingSeconds)) {
     fail('"cacheWarmingSeconds" needs caching enabled and must be shorter than "cachingSeconds"');
   }
-  if (typeof def.sandboxing !== 'boolean') fail('"sandboxing" must be true or false');
-  if (typeof def.redactPii !== 'boolean') fail('"redactPii" must be true or false');
+  if (typeof def.sandboxing !== 'boolean') fail(`"sandboxing" must be true or false, got ${JSON.stringify(def.sandboxing)}`);
+  if (typeof def.redactPii !== 'boolean') fail(`"redactPii" must be true or false, got ${JSON.stringify(def.redactPii)}`);
   // Caller SQL can transform a value past any pattern (reverse(), replace(), casts, JSON keys), so a
   // stored query that must always be redacted cannot also accept caller SQL (docs/redaction.md).
   if (def.redactPii === true && def.sandboxing === true) fail('"redactPii": true cannot be combined with "sandboxing": true (caller sql could undo the redaction)');
   const params = parseParamDeclarations(def.params, fail, compat);
   const columns = def.columns ?? {};
-  if (typeof columns !== 'object' || columns === null || Array.isArray(columns)) fail('"columns" must be an object');
+  if (typeof columns !== 'object' || columns === null || Array.isArray(columns)) fail('"columns" must be an object of column name → type');
+  for (const [column, type] of Object.entries(columns as Record<string, unknown>)) {
+    if (!COLUMN_TYPES.includes(type as ColumnType)) fail(`"columns": "${column}" must be one of ${COLUMN_TYPES.join(', ')}, got ${JSON.stringify(type)}`);
+  }
 
   const sqlFile = file.replace(/\.json$/, '.sql');
   let text: string;
@@ -136,6 +159,12 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null): Stored
   if (unused.length > 0) fail(`declares parameter(s) never used in ${basename(sqlFile)}: ${unused.join(', ')}`);
 
   const limit = rowLimit(maxRows as number);
+  const samples = bound.names.map((n) => sampleValue(params[n]!));
+  const probes = [{ sql: probeOf(bound.sql), params: samples }];
+  if (sandbox !== null) {
+    const everyCte = sandbox.cteNames.map((c) => `select 1 from ${quoteIdent(c)}`).join(' union all ');
+    probes.push({ sql: probeOf(composeSandboxed(sandbox, everyCte)), params: samples });
+  }
   return Object.freeze({
     id,
     name,
@@ -149,14 +178,32 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null): Stored
     sandbox,
     redactPii: def.redactPii as boolean,
     params,
+    unknownParams: unknownParamPolicy(compat),
+    requestKeys: sandbox === null ? [] : REQUEST_KEYS,
     paramOrder: Object.freeze(declared),
     regexParam: declared.find((n) => params[n]?.type === 'regex'),
-    columns: Object.freeze({ ...(columns as Record<string, string>) }),
+    columns: Object.freeze({ ...(columns as Record<string, ColumnType>) }),
     boundSql: bound.sql,
     bindOrder: Object.freeze([...bound.names]),
     limitedSql: limit.wrap(bound.sql),
+    probes: Object.freeze(probes.map((p) => Object.freeze({ sql: p.sql, params: Object.freeze(p.params) }))),
     file,
   });
+}
+
+/** The fields a stored query's `.json` may have (docs/stored-queries.md). */
+const DEFINITION_FIELDS: readonly string[] = ['id', 'name', 'description', 'maxRows', 'cachingSeconds', 'cacheWarmingSeconds', 'sandboxing', 'redactPii', 'params', 'columns'];
+/** Result column types, as the listing and OpenAPI describe them. */
+export const COLUMN_TYPES = ['string', 'text', 'timestamp', 'integer', 'number', 'boolean', 'object', 'array'] as const;
+export type ColumnType = (typeof COLUMN_TYPES)[number];
+
+/**
+ * A statement planned with everything `sql` reads and no row produced: PostgreSQL still resolves
+ * every table and column and checks every privilege (the executor checks the whole range table,
+ * subqueries planned away included), so a store that does not match fails it as the call would.
+ */
+function probeOf(sql: string): string {
+  return `select 1 from (\n${sql}\n) as store_probe where false`;
 }
 
 function optionalSeconds(v: unknown, key: string, fail: (p: string) => never): number | null {

@@ -17,6 +17,7 @@ import { applyRedaction } from './redaction.ts';
 import type { StoredQuery } from './registry.ts';
 import type { Dialect } from './dialect/dialect.ts';
 import { StatementSlots } from './fairness.ts';
+import type { StoreCheck } from '../store/store-check.ts';
 
 /** Who is calling and how to notice that they left: per request, never part of a prepared call. */
 export interface QueryCaller {
@@ -43,6 +44,8 @@ export interface QueryDeps {
   callerStatementTimeoutMs: number;
   /** The dialect caller sql is written in. */
   dialect: Dialect;
+  /** Says whether a failed call failed because the store lacks what the stored query reads. */
+  store: StoreCheck;
 }
 
 /** The statement a call runs and its bound values: parameters validated, caller SQL composed, max rows applied. */
@@ -58,7 +61,7 @@ export interface BoundStatement {
 /** Validate and bind; throws the 400s of bad parameters and refused caller SQL. */
 export function bindStatement(q: StoredQuery, raw: RawParams, callerSql: string | null, dialect: Dialect): BoundStatement {
   if (callerSql !== null && q.sandbox === null) throw new HttpError('sandbox_disabled');
-  const values = validateParams(q.params, raw);
+  const values = validateParams(q.params, raw, q.unknownParams, q.requestKeys);
   const params = q.bindOrder.map((name) => values[name] ?? null);
   if (callerSql === null || q.sandbox === null) return { sql: q.limitedSql, params, values, translateMs: undefined };
   const composed = dialect.compose(q.sandbox, callerSql);
@@ -82,15 +85,15 @@ export interface PreparedCall {
 }
 
 /** Validate, bind and decide; throws the 400s of bad parameters and refused caller SQL. */
-export function prepareCall(q: StoredQuery, raw: RawParams, callerSql: string | null, redact: boolean, deps: Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs'>): PreparedCall {
+export function prepareCall(q: StoredQuery, raw: RawParams, callerSql: string | null, redact: boolean, deps: Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs' | 'store'>): PreparedCall {
   const { sql, params, values, translateMs } = bindStatement(q, raw, callerSql, deps.dialect);
   // What the caller controls (its SQL, a regular expression) gets the shorter statement timeout.
   const timeoutMs = callerSql !== null || q.regexParam !== undefined ? deps.callerStatementTimeoutMs : undefined;
-  const statement: Statement = { q, sql, params, redact, timeoutMs, callerSql: callerSql !== null };
+  const statement: Statement = { q, sql, params, values, redact, timeoutMs, callerSql: callerSql !== null };
   const policy = q.cachePolicy;
   const cached = policy.cached ? { key: cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: callerSql, redact }), policy } : null;
-  const engine = deps.engine;
-  return { statement, cached, load: () => loadResult(engine, statement), translateMs };
+  const { engine, store } = deps;
+  return { statement, cached, load: () => loadResult(engine, store, statement), translateMs };
 }
 
 /**
@@ -114,13 +117,13 @@ async function loadAnswer(deps: QueryDeps, call: PreparedCall, caller: QueryCall
   const { statement, cached, translateMs } = call;
   if (cached === null) {
     // Only an uncached call may be cancelled by its caller: a cached load is shared with other waiters.
-    const result = await deps.slots.run(owner, () => loadResult(deps.engine, statement, caller.clientGone(), owner));
+    const result = await deps.slots.run(owner, () => loadResult(deps.engine, deps.store, statement, caller.clientGone(), owner));
     return { result, cache: 'bypass', ageMs: 0, ttlRemainingMs: 0, translateMs };
   }
   const { key, policy } = cached;
   // The caller whose miss starts the load pays with its slot; warming refreshes re-run the plain load.
   // cachedAnswer has just looked for a fresh entry: straight to the load.
-  const answer = await deps.cache.fill(key, policy, call.load, () => deps.slots.run(owner, () => loadResult(deps.engine, statement, undefined, owner)));
+  const answer = await deps.cache.fill(key, policy, call.load, () => deps.slots.run(owner, () => loadResult(deps.engine, deps.store, statement, undefined, owner)));
   return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs, translateMs };
 }
 
@@ -129,6 +132,8 @@ export interface Statement {
   q: StoredQuery;
   sql: string;
   params: (string | null)[];
+  /** Declared parameter → canonical value, to name the one a database data error is about. */
+  values: Readonly<Record<string, string | null>>;
   redact: boolean;
   timeoutMs: number | undefined;
   callerSql: boolean;
@@ -138,13 +143,13 @@ export interface Statement {
  * Run the statement and encode its answer (max rows, redaction). A module function rather than a
  * closure built per call: a cache hit, the common case, never runs it.
  */
-async function loadResult(engine: Engine, s: Statement, signal?: AbortSignal, owner?: object): Promise<EncodedResult> {
+async function loadResult(engine: Engine, store: StoreCheck, s: Statement, signal?: AbortSignal, owner?: object): Promise<EncodedResult> {
   const started = performance.now();
   let rows;
   try {
     rows = await engine.query(s.sql, s.params, { stored: !s.callerSql, ...(signal ? { signal } : {}), ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }), ...(owner ? { owner } : {}) });
   } catch (err) {
-    throw mapDbError(err, { callerSql: s.callerSql, regexParam: s.q.regexParam });
+    throw (await store.callError(s.q, err, s.callerSql)) ?? mapDbError(err, { callerSql: s.callerSql, regexParam: s.q.regexParam, params: s.values });
   }
   const dbTimeMs = performance.now() - started;
   const capped = s.q.rowLimit.cap(rows);

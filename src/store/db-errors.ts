@@ -7,6 +7,8 @@ export interface DbErrorContext {
   callerSql: boolean;
   /** Name of the stored query's regular-expression parameter, if it has one. */
   regexParam: string | undefined;
+  /** The call's declared parameters and their values, to name the one a data error is about. */
+  params?: Readonly<Record<string, string | null>>;
 }
 
 // Node socket errors and pg's own messages for a connection that could not be made or was lost.
@@ -47,8 +49,27 @@ export function mapDbError(err: unknown, ctx: DbErrorContext): HttpError {
       cause: err,
     });
   }
+  // A data exception in a stored query's own statement comes from a value the caller sent (a
+  // parameter cast in SQL: `@limit::int` given "abc"): the caller's 400, naming that parameter.
+  if (cls === '22' && !ctx.callerSql) {
+    const param = culprit(message, ctx.params);
+    return new HttpError('invalid_parameter', `${param === undefined ? 'A parameter' : `Parameter "${param}"`} has a value the stored query cannot use: ${message}`, {
+      ...(param === undefined ? {} : { param }),
+      cause: err,
+    });
+  }
   if (ctx.callerSql && cls !== 'XX' && cls !== '58') {
     return new HttpError('query_error', `The database rejected the query: ${message}`, { cause: err });
   }
   return new HttpError('internal', undefined, { cause: err });
+}
+
+/**
+ * The parameter a data error is about: PostgreSQL quotes the offending input (`invalid input
+ * syntax for type integer: "abc"`), so the one parameter whose value it quotes; none when no
+ * value, or more than one, is quoted.
+ */
+function culprit(message: string, params: Readonly<Record<string, string | null>> | undefined): string | undefined {
+  const quoted = Object.entries(params ?? {}).filter(([, v]) => v !== null && message.includes(`"${v}"`));
+  return quoted.length === 1 ? quoted[0]![0] : undefined;
 }

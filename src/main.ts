@@ -26,6 +26,7 @@ async function serve(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  for (const warning of config.warnings) logger.warn(warning);
 
   const engine: Engine = await openEngine(config, logger);
   // Embedded mode without a configured token: one generated for this run, an ordinary grant.

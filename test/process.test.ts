@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { pgFactory, type TestStore } from './support/engines.ts';
+import { pgFactory, queryOnce, type TestStore } from './support/engines.ts';
+import { createDatabase } from '../scripts/lib/pg-server.ts';
 import { activeSleeps, waitFor } from './support/ops.ts';
 import { SLOW_QUERIES_DIR } from './support/slow-queries.ts';
 import { serviceChildEnv, TOKEN } from './support/service.ts';
@@ -29,8 +30,8 @@ interface Running {
 }
 
 /** Spawn the service with exactly `env` (on top of the parent's non-service variables). */
-function spawnMain(env: Record<string, string>): Running {
-  const child = spawn(process.execPath, [...START.nodeArgs, START.script], { cwd: ROOT, env: serviceChildEnv({ ...START.env, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnMain(env: Record<string, string>, args: string[] = []): Running {
+  const child = spawn(process.execPath, [...START.nodeArgs, START.script, ...args], { cwd: ROOT, env: serviceChildEnv({ ...START.env, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
@@ -41,6 +42,12 @@ function spawnMain(env: Record<string, string>): Running {
     child.on('close', (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
   return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Run `node dist/main.js <args>` to the end with exactly `env` (on top of the parent's non-service variables). */
+function runCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const p = spawnMain(env, args);
+  return p.exited.then(({ code }) => ({ code, stdout: p.stdout(), stderr: p.stderr() }));
 }
 
 /** Wait for the start-up line and return the address it names. */
@@ -93,6 +100,28 @@ describe('the process', () => {
     assert.ok(jsonLines(p.stdout()).some((l) => l.msg === 'shut down' && l.signal === 'SIGINT'));
   });
 
+  // Regression: DATABSE_URL=… quietly started the demo store.
+  test('a variable that looks like a misspelt setting is warned about at start-up, naming the setting', async () => {
+    const p = track(spawnMain({ PORT: '0', SEED_ROWS: '0', DATABSE_URL: 'postgres://db/logs' }));
+    await listening(p);
+    const warning = jsonLines(p.stderr()).find((l) => l.level === 'warn');
+    assert.equal(warning?.msg, 'environment variable DATABSE_URL is not a setting and is ignored; did you mean DATABASE_URL?');
+    p.child.kill('SIGTERM');
+    assert.equal((await p.exited).code, 0);
+  });
+
+  test('node dist/main.js: an unknown command or argument exits 1 with the usage; schema without DATABASE_URL says what it needs', async () => {
+    const unknown = await runCommand(['migrate'], {});
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^migrate: unknown command "migrate"\nusage: node dist\/main\.js \[command\]/);
+    const schema = await runCommand(['schema'], {});
+    assert.equal(schema.code, 1);
+    assert.equal(schema.stderr, 'schema: DATABASE_URL is not set: the schema command applies the log-store schema to that PostgreSQL database.\n');
+    const seed = await runCommand(['seed', '--rows', 'many'], {});
+    assert.equal(seed.code, 1);
+    assert.match(seed.stderr, /^seed: --rows needs a non-negative integer, got "many"/);
+  });
+
   test('embedded: DATA_DIR keeps the store across restarts (seeded once); without it, a temporary directory removed on exit', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'proc-embedded-'));
     const stores = () => readdirSync(tmp).filter((n) => n.startsWith(TEMPORARY_STORE_PREFIX)).length;
@@ -124,6 +153,18 @@ describe('the process', () => {
     });
     after(async () => {
       await store?.teardown();
+    });
+
+    test('node dist/main.js schema, then seed: the production commands (no tsx) apply the schema and write demo rows', async () => {
+      const url = await createDatabase(store.server!, `proc_cmd_${process.pid}`);
+      const schema = await runCommand(['schema'], { DATABASE_URL: url });
+      assert.equal(schema.code, 0, schema.stderr);
+      assert.match(schema.stdout, /^Applied sql\/schema\.sql to schema "logs" at 127\.0\.0\.1:\d+\/proc_cmd_\d+: 9 tables/);
+      const seed = await runCommand(['seed', '--rows', '200'], { DATABASE_URL: url });
+      assert.equal(seed.code, 0, seed.stderr);
+      assert.match(seed.stdout, /edge_logs\s+200 inserted/);
+      const [row] = await queryOnce<{ n: string }>(url, 'select count(*)::text as n from logs.edge_logs');
+      assert.equal(row?.n, '200');
     });
 
     test('a token scope naming no stored query stops start-up naming the file line', async () => {

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { closest } from '../did-you-mean.ts';
 import type { ResponseShape } from '../query/logflare-shape.ts';
 import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError, type TokenGrant } from '../auth/access-tokens.ts';
 
@@ -45,6 +46,8 @@ export interface Config {
   seedRows: number;
   /** `logflare`: serve Logflare's clients (BigQuery-dialect sql, its response shape; docs/logflare-compat.md). */
   compat: Compat | null;
+  /** What start-up warns about without stopping: variables that look like a misspelt setting. */
+  warnings: readonly string[];
 }
 
 export const COMPAT_MODES = ['logflare'] as const;
@@ -197,7 +200,24 @@ export function readConfig(env: Env = process.env): Config {
     queriesDir,
     seedRows: int('SEED_ROWS'),
     compat,
+    warnings: Object.freeze(misspeltSettings(env)),
   });
+}
+
+/**
+ * Variables within two edits of a setting (one for short names) that are not settings themselves:
+ * `DATABSE_URL=…` would otherwise quietly start the demo store. A warning, not an error: the
+ * environment is shared with everything else in the process's world.
+ */
+function misspeltSettings(env: Env): string[] {
+  const known = Object.keys(SETTINGS);
+  const warnings: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (name in SETTINGS) continue;
+    const near = closest(name, known);
+    if (near !== undefined) warnings.push(`environment variable ${name} is not a setting and is ignored; did you mean ${near}?`);
+  }
+  return warnings;
 }
 
 /** How the engine encodes values: Logflare's shape in COMPAT=logflare, else the standard one. */

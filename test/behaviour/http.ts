@@ -123,10 +123,20 @@ export function httpBehaviour(factory: EngineFactory): void {
         assert.deepEqual(await res.json(), { result: [] });
       });
 
-      test('unknown parameters are ignored', async () => {
-        const res = await call(base, '/api/endpoints/query/logs.all?project=beta&foo=bar');
-        const body = (await res.json()) as { result: { id: string }[] };
-        assert.deepEqual(body.result.map((x) => x.id), ['b1']);
+      // Regression: `iso_timestamp_stat=…` answered 200 with unfiltered rows.
+      test('a misspelt parameter is 400 unknown_parameter, never silently unfiltered rows', async () => {
+        const res = await call(base, '/api/endpoints/query/logs.all?project=beta&iso_timestamp_stat=2026-01-01');
+        assert.equal(res.status, 400);
+        assert.deepEqual(await res.json(), {
+          error: {
+            code: 'unknown_parameter',
+            message: 'Unknown parameter "iso_timestamp_stat" (did you mean iso_timestamp_start?); this stored query accepts: project, iso_timestamp_start, iso_timestamp_end, sql.',
+            param: 'iso_timestamp_stat',
+          },
+        });
+        const posted = await call(base, '/api/endpoints/query/logs.all', { method: 'POST', body: JSON.stringify({ project: 'beta', foo: 'bar' }), headers: { 'Content-Type': 'application/json' } });
+        assert.equal(posted.status, 400);
+        assert.equal(((await posted.json()) as { error: { param: string } }).error.param, 'foo');
       });
 
       test('POST with a JSON body takes the same parameters', async () => {
@@ -203,12 +213,11 @@ export function httpBehaviour(factory: EngineFactory): void {
         assert.equal(await second.text(), body);
       });
 
-      test('id and name share an entry; unknown parameters and parameter order do not split it', async () => {
+      test('id and name share an entry; parameter order does not split it', async () => {
         await call(base, usage('c2'));
         for (const path of [
           `/api/endpoints/query/${USAGE_ID}?interval=daily&project=c2`,
           '/api/endpoints/query/usage.api-counts?project=c2&interval=daily',
-          usage('c2', '&utm_source=x'),
         ]) {
           const res = await call(base, path);
           assert.match(res.headers.get('cache-status')!, /; hit;/, path);
@@ -375,6 +384,21 @@ export function httpBehaviour(factory: EngineFactory): void {
           assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'sandbox_disabled');
         });
 
+        // Regression: a value that fails a cast in the stored SQL (22P02) answered 500 internal.
+        test('a parameter the stored SQL casts, given a value the database refuses: 400 invalid_parameter naming it', async () => {
+          const res = await call(plain.url, '/api/endpoints/query/plain.cast?limit=abc');
+          assert.equal(res.status, 400);
+          const { error } = (await res.json()) as { error: { code: string; param: string; message: string } };
+          assert.equal(error.code, 'invalid_parameter');
+          assert.equal(error.param, 'limit');
+          assert.match(error.message, /^Parameter "limit" has a value the stored query cannot use: invalid input syntax for type integer: "abc"$/);
+          const typed = await call(plain.url, '/api/endpoints/query/plain.cast?limit=2&offset=9');
+          assert.equal(typed.status, 400);
+          assert.equal(((await typed.json()) as { error: { message: string } }).error.message, 'Parameter "offset" must be an integer from 0 to 5, got 9.');
+          const ok = await call(plain.url, '/api/endpoints/query/plain.cast?limit=2&offset=3');
+          assert.deepEqual(await ok.json(), { result: [{ n: 4 }, { n: 5 }] });
+        });
+
         test('max rows cuts the stored statement; the header cannot switch stored redaction off', async () => {
           const res = await call(plain.url, '/api/endpoints/query/plain.echo?value=mail%20alice@example.com', { headers: { 'LF-ENDPOINT-REDACT-PII': 'false' } });
           assert.equal(res.status, 200);
@@ -396,6 +420,8 @@ export function httpBehaviour(factory: EngineFactory): void {
         { name: 'invalid regular expression', path: '/api/endpoints/query/usage.api-counts?interval=hourly&project=(unclosed', status: 400, code: 'invalid_parameter', param: 'project' },
         { name: 'NUL in a value', path: '/api/endpoints/query/logs.all?project=a%00b', status: 400, code: 'invalid_parameter', param: 'project' },
         { name: 'unknown stored query', path: '/api/endpoints/query/logs.none?project=a', status: 404, code: 'not_found' },
+        { name: 'unknown parameter', path: '/api/endpoints/query/usage.api-counts?interval=hourly&project=a&projct=b', status: 400, code: 'unknown_parameter', param: 'projct' },
+        { name: 'an offset whose + arrived as a space', path: '/api/endpoints/query/logs.all?project=a&iso_timestamp_start=2026-11-21T10:00:00+01:00', status: 400, code: 'invalid_parameter', param: 'iso_timestamp_start' },
         { name: 'names are case-sensitive', path: '/api/endpoints/query/LOGS.ALL?project=a', status: 404, code: 'not_found' },
         { name: 'bad percent-encoding in the name', path: '/api/endpoints/query/%E0%A4%A?project=a', status: 404, code: 'not_found' },
         { name: 'unknown path', path: '/nope', status: 404, code: 'not_found' },
@@ -423,6 +449,13 @@ export function httpBehaviour(factory: EngineFactory): void {
           if (c.status === 405) assert.ok(res.headers.get('allow'));
         });
       }
+
+      test('a 404 for a stored query names the closest one and where the list is; nothing close, no guess', async () => {
+        const near = (await (await call(base, '/api/endpoints/query/usage.api-count?interval=daily&project=a')).json()) as { error: { message: string } };
+        assert.equal(near.error.message, 'No stored query with that id or name. Did you mean usage.api-counts? GET /api/endpoints lists the stored queries this token may call.');
+        const far = (await (await call(base, '/api/endpoints/query/zzz')).json()) as { error: { message: string } };
+        assert.equal(far.error.message, 'No stored query with that id or name. GET /api/endpoints lists the stored queries this token may call.');
+      });
 
       test('X-Request-Id: a sane one is echoed; a missing or unfit one is replaced by a fresh UUID v4', async () => {
         const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

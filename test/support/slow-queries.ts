@@ -14,7 +14,7 @@ export const SLOW_QUERIES_DIR = fileURLToPath(new URL('../fixtures/slow-queries/
 
 export const SLOW_QUERY = 'test.slow';
 
-/** `/api/endpoints/query/test.slow` for `seconds` of sleep; `tag` (an undeclared parameter, ignored) labels calls in logs. */
+/** `/api/endpoints/query/test.slow` for `seconds` of sleep; `tag` (its optional `x`, unused by the result) labels calls in logs. */
 export function slowPath(seconds: number, tag: string | number): string {
   return `/api/endpoints/query/${SLOW_QUERY}?seconds=${seconds}&x=${encodeURIComponent(String(tag))}`;
 }

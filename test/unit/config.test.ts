@@ -77,6 +77,18 @@ for (const [env, message] of BAD) {
   });
 }
 
+// Regression: DATABSE_URL=… quietly started the demo store.
+test('a variable within two edits of a setting (one for short names) is warned about, naming the setting', () => {
+  const c = readConfig({ DATABSE_URL: 'postgres://x/y', LOG_LEVLE: 'debug', HOME: '/root', PATH: '/bin', HOSTNAME: 'h', PORT: '1', TEST_DATABASE_URL: 'postgres://t', POTR: '1' });
+  assert.deepEqual(c.warnings, [
+    'environment variable DATABSE_URL is not a setting and is ignored; did you mean DATABASE_URL?',
+    'environment variable LOG_LEVLE is not a setting and is ignored; did you mean LOG_LEVEL?',
+    'environment variable POTR is not a setting and is ignored; did you mean PORT?',
+  ]);
+  assert.equal(c.databaseUrl, null);
+  assert.deepEqual(readConfig({}).warnings, []);
+});
+
 test('the README configuration table is the settings table of config.ts', () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   assert.ok(readme.includes(settingsTable()), 'README.md must contain settingsTable() verbatim (npx tsx scripts/settings-table.ts prints it)');

@@ -1,0 +1,143 @@
+/**
+ * The documentation is checked like code: every relative link, anchor and repository file name
+ * in README.md and docs/ exists, and the worked example of docs/stored-queries.md (its two files,
+ * exactly as printed) loads and answers as the page says.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { QUERIES_DIR } from '../src/ops/config.ts';
+import type { Service } from '../src/service.ts';
+import { pgliteFactory, type TestStore } from './support/engines.ts';
+import { edgeRow, insertRows } from './support/fixtures.ts';
+import { call, startTestService } from './support/service.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+/** GitHub's heading anchors: lowercase, punctuation dropped, spaces to hyphens. */
+function anchors(markdown: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of markdown.matchAll(/^#{1,6} +(.+)$/gm)) {
+    out.add(m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-'));
+  }
+  return out;
+}
+
+describe('README and docs', () => {
+  for (const page of PAGES) {
+    test(`${page}: every relative link, anchor and repository path it names exists`, () => {
+      const text = readFileSync(join(ROOT, page), 'utf8');
+      const missing: string[] = [];
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!;
+        if (/^[a-z]+:/i.test(target)) continue;
+        const [path, anchor] = target.split('#') as [string, string | undefined];
+        const file = path === '' ? join(ROOT, page) : join(ROOT, dirname(page), path);
+        if (!existsSync(file)) missing.push(`link ${target}`);
+        else if (anchor !== undefined && file.endsWith('.md') && !anchors(readFileSync(file, 'utf8')).has(anchor)) missing.push(`anchor ${target}`);
+      }
+      // Repository paths in code spans: `src/…`, `sql/…`, `docs/…` and the like (patterns with <name> or * are not paths).
+      for (const m of text.matchAll(/`((?:src|sql|scripts|test|docs|\.ci)\/[^`\s]*|[A-Za-z-]+\.(?:md|json|sh)|Dockerfile|LICENSE)`/g)) {
+        const path = m[1]!.replace(/[.,:;]+$/, '');
+        if (/[<*…]/.test(path) || /^(?:package-lock|tsconfig|\w+\.recent|logs\.all|usage\.api-counts|plain\.\w+)\.json$/.test(path)) continue;
+        if (!existsSync(join(ROOT, path)) && !existsSync(join(ROOT, dirname(page), path))) missing.push(`path ${path}`);
+      }
+      assert.deepEqual(missing, [], `${page} names what the repository does not have`);
+    });
+  }
+
+  test('the README is a manual: the two commands first, at most ~400 lines, no scratch files', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const lines = readme.split('\n');
+    assert.ok(lines.length <= 420, `README.md has ${lines.length} lines`);
+    const top = lines.slice(0, 15).join('\n');
+    assert.match(top, /npm install && npm start/);
+    assert.match(top, /npm install && npm test/);
+    for (const page of PAGES) assert.doesNotMatch(readFileSync(join(ROOT, page), 'utf8'), /\.scratch\//, page);
+  });
+});
+
+/** The files docs/stored-queries.md prints under `<!-- file: name -->`. */
+function exampleFiles(): Map<string, string> {
+  const page = readFileSync(join(ROOT, 'docs/stored-queries.md'), 'utf8');
+  const files = new Map<string, string>();
+  for (const m of page.matchAll(/<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```/g)) files.set(m[1]!, m[2]!);
+  return files;
+}
+
+describe('the worked example of docs/stored-queries.md', () => {
+  let store: TestStore;
+  let svc: Service;
+  const page = readFileSync(join(ROOT, 'docs/stored-queries.md'), 'utf8');
+  const base = Date.now() - 60_000;
+  const at = (s: number) => new Date(base + s * 1000).toISOString();
+
+  before(async () => {
+    const files = exampleFiles();
+    assert.deepEqual([...files.keys()].sort(), ['errors.recent.json', 'errors.recent.sql']);
+    const dir = mkdtempSync(join(tmpdir(), 'docs-example-'));
+    cpSync(QUERIES_DIR, dir, { recursive: true });
+    for (const [name, text] of files) writeFileSync(join(dir, name), text);
+    store = await pgliteFactory.open();
+    const status = (id: string, s: number, code: number, path: string) =>
+      edgeRow(id, at(s), 'default', path, { metadata: { request: { url: `https://default.logs.test${path}`, path, method: 'GET' }, response: { status_code: code } } });
+    await insertRows(store.admin, "edge_logs", [
+      status('ok', 1, 200, '/rest/v1/a'),
+      status('missing', 2, 404, '/rest/v1/b'),
+      status('broken', 3, 502, '/auth/v1/c'),
+      status('denied', 4, 403, '/storage/v1/d'),
+      edgeRow('other', at(5), 'other', '/rest/v1/e', { metadata: { request: { path: '/rest/v1/e', method: 'GET' }, response: { status_code: 500 } } }),
+    ]);
+    svc = await startTestService(store, { QUERIES_DIR: dir });
+    assert.ok(relative(ROOT, dir));
+  });
+  after(async () => {
+    await svc?.close();
+    await store?.teardown();
+  });
+
+  test('it loads beside the shipped queries and answers as the page says', async () => {
+    assert.deepEqual(svc.registry.all.map((q) => q.name), ['errors.recent', 'logs.all', 'usage.api-counts']);
+    const res = await call(svc.url, '/api/endpoints/query/errors.recent?project=default&min_status=400&limit=3');
+    assert.equal(res.status, 200);
+    const { result } = (await res.json()) as { result: Record<string, unknown>[] };
+    assert.deepEqual(result.map((r) => [r.id, r.method, r.path, r.status]), [
+      ['denied', 'GET', '/storage/v1/d', 403],
+      ['broken', 'GET', '/auth/v1/c', 502],
+      ['missing', 'GET', '/rest/v1/b', 404],
+    ]);
+    const defaults = (await (await call(svc.url, '/api/endpoints/query/errors.recent?project=default')).json()) as { result: { id: string }[] };
+    assert.deepEqual(defaults.result.map((r) => r.id), ['broken']);
+  });
+
+  test('its bad inputs get the messages the page quotes', async () => {
+    const bad = (await (await call(svc.url, '/api/endpoints/query/errors.recent?project=default&min_status=abc')).json()) as { error: { code: string; message: string } };
+    assert.equal(bad.error.code, 'invalid_parameter');
+    assert.ok(page.includes(`("${bad.error.message}")`.replace(/\s+/g, ' ')) || page.replace(/\s+/g, ' ').includes(`("${bad.error.message}")`), bad.error.message);
+    const typo = (await (await call(svc.url, '/api/endpoints/query/errors.recent?project=default&min_staus=400')).json()) as { error: { code: string; message: string } };
+    assert.equal(typo.error.code, 'unknown_parameter');
+    assert.match(typo.error.message, /did you mean min_status\?/);
+    const listing = (await (await call(svc.url, '/api/endpoints')).json()) as { result: { name: string; parameters: { name: string; type: string; min?: number }[] }[] };
+    const listed = listing.result.find((q) => q.name === 'errors.recent');
+    assert.deepEqual(listed?.parameters.map((p) => [p.name, p.type, p.min]), [['project', 'string', undefined], ['min_status', 'integer', 100], ['limit', 'integer', 1]]);
+  });
+
+  test('the load-time error the page quotes is the one a misspelt field gives', () => {
+    const quoted = /`start-up failed: …\/errors\.recent\.json: (.+?)`/.exec(page.replace(/\n/g, ' '))?.[1];
+    assert.ok(quoted);
+    const dir = mkdtempSync(join(tmpdir(), 'docs-typo-'));
+    const files = exampleFiles();
+    const json = JSON.parse(files.get('errors.recent.json')!) as { params: { limit: Record<string, unknown> } };
+    json.params.limit = { type: 'integer', required: false, min: 1, mx: 500 };
+    writeFileSync(join(dir, 'errors.recent.json'), JSON.stringify(json));
+    writeFileSync(join(dir, 'errors.recent.sql'), files.get('errors.recent.sql')!);
+    return startTestService(store, { QUERIES_DIR: dir }).then(
+      () => assert.fail('start-up must refuse the definition'),
+      (err: Error) => assert.equal(err.message, `${join(dir, 'errors.recent.json')}: ${quoted}`),
+    );
+  });
+});

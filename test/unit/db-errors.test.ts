@@ -34,11 +34,22 @@ test('statement timeout or cancel: query_timeout', () => {
   assert.equal(mapDbError(withError('canceling statement due to statement timeout', { code: '57014' }), plain).code, 'query_timeout');
 });
 
-test("runtime errors of the caller's SQL are the caller's; otherwise internal", () => {
+test("runtime errors of the caller's SQL are the caller's; a data error in a stored statement is a parameter's; otherwise internal", () => {
   const div = withError('division by zero', { code: '22012' });
   assert.equal(mapDbError(div, { callerSql: true, regexParam: undefined }).code, 'query_error');
-  assert.equal(mapDbError(div, plain).code, 'internal');
+  const stored = mapDbError(div, plain);
+  assert.deepEqual([stored.code, stored.status, stored.param], ['invalid_parameter', 400, undefined]);
+  assert.equal(stored.message, 'A parameter has a value the stored query cannot use: division by zero');
   assert.equal(mapDbError(withError('something odd'), plain).code, 'internal');
+  assert.equal(mapDbError(withError('relation "x" does not exist', { code: '42P01' }), plain).code, 'internal');
+});
+
+test('a data error names the parameter whose value the database quotes, and only when exactly one is quoted', () => {
+  const cast = withError('invalid input syntax for type integer: "abc"', { code: '22P02' });
+  const named = mapDbError(cast, { ...plain, params: { project: 'p', limit: 'abc', from: null } });
+  assert.deepEqual([named.code, named.param, named.message], ['invalid_parameter', 'limit', 'Parameter "limit" has a value the stored query cannot use: invalid input syntax for type integer: "abc"']);
+  assert.equal(mapDbError(cast, { ...plain, params: { a: 'abc', b: 'abc' } }).param, undefined);
+  assert.equal(mapDbError(cast, { ...plain, params: { a: 'ab' } }).param, undefined);
 });
 
 test('an invalid regular expression names its parameter', () => {

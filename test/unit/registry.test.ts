@@ -51,6 +51,12 @@ const BAD: [string, Record<string, unknown>, string, RegExp][] = [
   ['unterminated literal', GOOD, "select @p, 'oops", /unterminated/],
   ['positional parameter', GOOD, 'select @p, $1', /positional/],
   ['sandboxing on a statement without WITH', { ...GOOD, sandboxing: true }, 'select @p', /cannot be sandboxed/],
+  ['a misspelt field', { ...GOOD, maxRow: 5 }, 'select @p', /: unknown field "maxRow" \(did you mean "maxRows"\?\); the fields are id, name, description, maxRows, /],
+  ['a field nothing is close to', { ...GOOD, owner: 'me' }, 'select @p', /: unknown field "owner"; the fields are /],
+  ['a column type', { ...GOOD, columns: { n: 'int' } }, 'select @p', /"columns": "n" must be one of string, text, timestamp, integer, number, boolean, object, array, got "int"/],
+  ['sandboxing not a boolean', { ...GOOD, sandboxing: 'yes' }, 'select @p', /"sandboxing" must be true or false, got "yes"/],
+  ['id shows its expected form', { ...GOOD, id: 'abc' }, 'select @p', /"id" must be a lowercase UUID such as [0-9a-f-]{36}, got "abc"/],
+  ['a misspelt parameter field', { ...GOOD, params: { p: { type: 'integer', required: true, mx: 5 } } }, 'select @p', /parameter "p": unknown field "mx" \(did you mean "max"\?\)/],
 ];
 for (const [name, def, sql, message] of BAD) {
   test(`a bad definition stops start-up naming the file: ${name}`, () => {
@@ -60,6 +66,18 @@ for (const [name, def, sql, message] of BAD) {
     assert.throws(() => loadRegistry(dir, parser), (err: unknown) => err instanceof DefinitionError && err.message.includes(dir) && message.test(err.message));
   });
 }
+
+test('each stored query carries its store probes: the statement, and with sandboxing every CTE, planned with no row produced', () => {
+  const r = loadRegistry(QUERIES_DIR, parser);
+  const logs = r.lookup('logs.all')!;
+  assert.equal(logs.probes.length, 2);
+  for (const p of logs.probes) {
+    assert.match(p.sql, /^select 1 from \(\n[\s\S]*\n\) as store_probe where false$/);
+    assert.deepEqual(p.params, ['x', '2000-01-01T00:00:00+00:00', '2000-01-01T00:00:00+00:00']);
+  }
+  for (const cte of logs.sandbox!.cteNames) assert.ok(logs.probes[1]!.sql.includes(`select 1 from "${cte}"`), cte);
+  assert.deepEqual(r.lookup('usage.api-counts')!.probes[0]!.params, ['hourly', 'x']);
+});
 
 test('duplicate names across files are refused', () => {
   const dir = mkdtempSync(join(tmpdir(), 'registry-'));

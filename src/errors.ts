@@ -21,6 +21,10 @@ export const ERRORS = {
   result_too_large: { status: 400, message: 'The result is larger than MAX_RESULT_BYTES; select fewer or smaller values.' },
   too_many_requests: { status: 429, message: 'This access token already has as many statements running as it may; retry shortly.' },
   payload_too_large: { status: 413, message: 'The request body or query string is too large.' },
+  unsupported_media_type: { status: 415, message: 'The request body\'s type or encoding is not accepted.' },
+  invalid_body: { status: 400, message: 'The request body could not be read as events.' },
+  events_rejected: { status: 406, message: 'Some events were rejected; the others were stored.' },
+  not_implemented: { status: 501, message: 'Not supported by this service.' },
   uri_too_long: { status: 414, message: 'The request URL is too long.' },
   query_timeout: { status: 504, message: 'The query exceeded the statement timeout.' },
   database_unavailable: { status: 503, message: 'The database is unavailable; retry shortly.' },
@@ -36,20 +40,23 @@ export class HttpError extends Error {
   readonly status: number;
   readonly param: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  /** Figures the envelope carries beside code and message (an ingest batch's counts). */
+  readonly details: Readonly<Record<string, number>>;
 
-  constructor(code: ErrorCode, message?: string, options: { param?: string; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message?: string, options: { param?: string; headers?: Record<string, string>; details?: Record<string, number>; cause?: unknown } = {}) {
     super(message ?? ERRORS[code].message, { cause: options.cause });
     this.name = 'HttpError';
     this.code = code;
     this.status = ERRORS[code].status;
     this.param = options.param;
     this.headers = options.headers ?? {};
+    this.details = options.details ?? {};
   }
 
   /** The JSON error envelope (docs/http-api.md). */
   toBody(): { error: { code: ErrorCode; message: string; param?: string } } {
     const error: { code: ErrorCode; message: string; param?: string } = { code: this.code, message: this.message };
     if (this.param !== undefined) error.param = this.param;
-    return { error };
+    return { error: { ...error, ...this.details } };
   }
 }

@@ -1,7 +1,6 @@
 import { generateGrant } from './auth/authenticator.ts';
 import { CommandError } from './commands/command.ts';
 import { ConfigError, readConfig, type Config } from './ops/config.ts';
-import type { Engine } from './store/engine.ts';
 import { openEngine } from './store/open-engine.ts';
 import { createLogger, errorFields } from './ops/logger.ts';
 import { DefinitionError } from './query/registry.ts';
@@ -28,12 +27,13 @@ async function serve(): Promise<void> {
   const logger = createLogger(config.logLevel);
   for (const warning of config.warnings) logger.warn(warning);
 
-  const engine: Engine = await openEngine(config, logger);
+  const { engine, writer } = await openEngine(config, logger);
   // Embedded mode without a configured token: one generated for this run, an ordinary grant.
   const generated = config.databaseUrl === null && config.accessTokens.length === 0 ? generateGrant() : null;
   const grants = generated === null ? config.accessTokens : [generated.grant];
 
-  const service = await startService({ config, engine, grants, logger }).catch(async (err: unknown) => {
+  const service = await startService({ config, engine, writer, grants, logger }).catch(async (err: unknown) => {
+    await writer?.close().catch(() => {});
     await engine.close().catch(() => {});
     throw err;
   });
@@ -63,7 +63,7 @@ async function serve(): Promise<void> {
       process.exit(1);
     }, config.drainTimeoutMs + CLOSE_GRACE_MS);
     force.unref();
-    service.close().then(() => engine.close()).then(
+    service.close().then(() => writer?.close()).then(() => engine.close()).then(
       () => {
         // Held until here: this closure is what keeps the pinned entry reachable while serving.
         tickShape.release();

@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { TokenGrant } from './auth/access-tokens.ts';
 import { createAuthenticator } from './auth/authenticator.ts';
-import type { Clock } from './clock.ts';
+import { SYSTEM_CLOCK, type Clock } from './clock.ts';
+import { createIngest } from './ingest/receiver.ts';
+import { startRetention, type Retention } from './ingest/retention.ts';
 import { createDrain } from './http/drain.ts';
 import { listen } from './http/server.ts';
 import type { Config } from './ops/config.ts';
@@ -19,7 +21,7 @@ import { StatementSlots } from './query/fairness.ts';
 import { POSTGRESQL } from './query/dialect/dialect.ts';
 import { loadRegistry, type Registry } from './query/registry.ts';
 import { loadSqlParser } from './query/sandbox/sql-parser.ts';
-import type { Engine } from './store/engine.ts';
+import type { Engine, LogWriter } from './store/engine.ts';
 import { meterEngine } from './store/metered-engine.ts';
 import { StoreCheck } from './store/store-check.ts';
 
@@ -31,6 +33,8 @@ export interface Service {
   server: Server;
   registry: Registry;
   cache: ResultCache;
+  /** The background deletion of old rows (RETENTION_DAYS); null when rows are kept. */
+  retention: Retention | null;
   /** The engine as the service uses it (metered; `poolStats()` always answers). */
   engine: Engine;
   /**
@@ -45,6 +49,8 @@ export interface ServiceOptions {
   engine: Engine;
   /** The tokens to accept: the configured grants, or the one generated in embedded mode. */
   grants: readonly TokenGrant[];
+  /** Writes to the log tables (ingest, retention); its opener closes it. Without it ingest is off. */
+  writer?: LogWriter | null;
   logger: Logger;
   clock?: Clock;
 }
@@ -55,7 +61,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const parser = await loadSqlParser();
   const registry = loadRegistry(config.queriesDir, parser, config.compat);
   // Before anything starts: a scope naming no stored query stops start-up here.
-  const auth = createAuthenticator(opts.grants, config.metricsToken, registry);
+  const auth = createAuthenticator(opts.grants, config.metricsToken, registry, config.ingestTokens);
   const metrics = new Metrics();
   const engine = meterEngine(opts.engine, (outcome, ms) => metrics.observeDbQuery(outcome, ms));
   const cache = new ResultCache({
@@ -73,7 +79,11 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const dialect = config.compat === 'logflare' ? (await import('./query/dialect/bigquery-dialect.ts')).bigQueryDialect(parser) : POSTGRESQL;
   // Probes bypass the meter: they are the service's own, not statements run for callers.
   const store = new StoreCheck(opts.engine, registry.all, config.logSchema, opts.clock);
-  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, slots, callerStatementTimeoutMs, dialect, store });
+  const clock = opts.clock ?? SYSTEM_CLOCK;
+  const writer = config.ingestTokens.length > 0 ? (opts.writer ?? null) : null;
+  const ingest = createIngest({ auth, writer, schema: config.logSchema, maxBodyBytes: config.ingestMaxBodyBytes, metrics, logger, clock });
+  const retention = config.retentionDays !== null && opts.writer ? startRetention({ writer: opts.writer, schema: config.logSchema, days: config.retentionDays, clock, logger }) : null;
+  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, slots, callerStatementTimeoutMs, dialect, store, ingest });
   // Checked once at start-up, in the background (a database still starting must not hold up
   // listening): what is missing is logged with its fix; /ready and the calls report it too.
   store.checkAll().then(
@@ -90,10 +100,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     server,
     registry,
     cache,
+    retention,
     engine,
     close() {
       closing ??= (async () => {
         cache.stop();
+        retention?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const drained = await drain.drain(config.drainTimeoutMs);

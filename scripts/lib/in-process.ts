@@ -23,10 +23,11 @@ export async function startInProcess(overrides: Record<string, string> = {}): Pr
   // The script's one token stands for many clients: no per-token statement limit unless asked for.
   const config = readConfig({ LOG_LEVEL: 'warn', MAX_STATEMENTS_PER_TOKEN: '10000', ...process.env, PORT: '0', ACCESS_TOKENS: SCRIPT_TOKEN, ACCESS_TOKENS_FILE: '', ...overrides });
   const logger = createLogger(config.logLevel);
-  const engine = await openEngine(config, logger);
-  const service = await startService({ config, engine, grants: config.accessTokens, logger });
+  const { engine, writer } = await openEngine(config, logger);
+  const service = await startService({ config, engine, writer, grants: config.accessTokens, logger });
   const close = async () => {
     await service.close();
+    await writer?.close();
     await engine.close();
   };
   return { service, config, token: SCRIPT_TOKEN, engineName: engine.name, close };

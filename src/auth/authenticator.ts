@@ -22,6 +22,12 @@ export interface Authenticator {
   check(headers: IncomingHttpHeaders): Principal;
   /** Throw `unauthorized` unless the request may read `/metrics`. */
   checkMetrics(headers: IncomingHttpHeaders): void;
+  /**
+   * The ingest token a request presents (its headers, else Logflare's `api_key` query parameter):
+   * an object standing for it (whose turn a write is). `unauthorized` for an unknown token,
+   * `forbidden` for an access token: each kind does one thing.
+   */
+  checkIngest(headers: IncomingHttpHeaders, apiKey: string | null): object;
 }
 
 /** Valid tokens remembered by the authenticator (more than any deployment configures). */
@@ -71,9 +77,11 @@ export function matchDigest(presented: string, digests: readonly Buffer[]): numb
  * `/metrics` takes `metricsGrant` when there is one, else any unscoped access token: it names every
  * stored query, so an unauthenticated (or scoped) caller learns nothing from it.
  */
-export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant: TokenGrant | null, registry: Registry): Authenticator {
+export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant: TokenGrant | null, registry: Registry, ingestGrants: readonly TokenGrant[] = []): Authenticator {
   const metricsDigests = metricsGrant === null ? null : Object.freeze([metricsGrant.digest]);
   const digests = Object.freeze(grants.map((g) => g.digest));
+  const ingestDigests = Object.freeze(ingestGrants.map((g) => g.digest));
+  const ingestOwners = ingestGrants.map(() => Object.freeze({}));
   const principals = grants.map((g): Principal => {
     // One object per grant: it also identifies the token for per-token limits (run-query.ts).
     if (g.scope === null) return Object.freeze({ mayCall: () => true, unscoped: true });
@@ -89,7 +97,12 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
   const match = (headers: IncomingHttpHeaders, among: readonly Buffer[]): number => {
     const token = presentedToken(headers);
     const i = token === null ? -1 : matchDigest(token, among);
-    if (i === -1) throw unauthorized();
+    if (i === -1) {
+      if (token !== null && among === digests && matchDigest(token, ingestDigests) !== -1) {
+        throw new HttpError('forbidden', 'This is an ingest token: it may only send logs (POST /api/logs). Queries take an access token (ACCESS_TOKENS).');
+      }
+      throw unauthorized();
+    }
     return i;
   };
   // Tokens already matched → their grant: a hit skips the SHA-256 and the comparisons (every call
@@ -113,6 +126,15 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
       }
       // Metrics name every stored query: only a token that may already call them all reads them.
       if (!principalOf(headers).unscoped) throw unauthorized();
+    },
+    checkIngest(headers: IncomingHttpHeaders, apiKey: string | null): object {
+      const token = presentedToken(headers) ?? apiKey;
+      const i = token === null ? -1 : matchDigest(token, ingestDigests);
+      if (i !== -1) return ingestOwners[i]!;
+      if (token !== null && matchDigest(token, digests) !== -1) {
+        throw new HttpError('forbidden', 'This is an access token: it may only query. Sending logs takes an ingest token (INGEST_TOKENS).');
+      }
+      throw unauthorized();
     },
   });
 }

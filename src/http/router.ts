@@ -7,7 +7,12 @@ export type Route =
   | { kind: 'metrics' }
   | { kind: 'endpoints' }
   | { kind: 'openapi' }
-  | { kind: 'query'; target: string | null /* null: segment was not valid percent-encoding */ };
+  | { kind: 'query'; target: string | null /* null: segment was not valid percent-encoding */ }
+  // Logflare's ingest routes (`lib/logflare_web/router.ex`: /logs, /api/logs, /api/events).
+  | { kind: 'ingest' }
+  // Studio's Log Drains page (COMPAT=logflare): Logflare's backends, rules and sources.
+  | { kind: 'drains' }
+  | { kind: 'sources' };
 
 export type RouteKind = Route['kind'];
 
@@ -22,6 +27,11 @@ const QUERY_METHODS = Object.freeze(['GET', 'HEAD', 'POST', 'OPTIONS']);
 const READ_METHODS = Object.freeze(['GET', 'HEAD']);
 const CORS_READ_METHODS = Object.freeze(['GET', 'HEAD', 'OPTIONS']);
 
+const INGEST_METHODS = Object.freeze(['POST']);
+const INGEST: RouteMatch = { route: { kind: 'ingest' }, allow: INGEST_METHODS };
+const DRAINS: RouteMatch = { route: { kind: 'drains' }, allow: Object.freeze(['GET', 'POST', 'PUT', 'DELETE']) };
+const BACKENDS_PREFIX = '/api/backends/';
+
 const FIXED: ReadonlyMap<string, RouteMatch> = new Map([
   ['/health', { route: { kind: 'health' }, allow: READ_METHODS }],
   ['/ready', { route: { kind: 'ready' }, allow: READ_METHODS }],
@@ -29,6 +39,12 @@ const FIXED: ReadonlyMap<string, RouteMatch> = new Map([
   // Browsers may read the listing and the document from another origin, so they answer preflight too.
   ['/api/endpoints', { route: { kind: 'endpoints' }, allow: CORS_READ_METHODS }],
   ['/openapi.json', { route: { kind: 'openapi' }, allow: CORS_READ_METHODS }],
+  ['/api/logs', INGEST],
+  ['/logs', INGEST],
+  ['/api/events', INGEST],
+  ['/api/backends', DRAINS],
+  ['/api/rules', DRAINS],
+  ['/api/sources', { route: { kind: 'sources' }, allow: READ_METHODS }],
 ]);
 
 /** Match a request path (without query string); null means 404. */
@@ -40,6 +56,7 @@ export function matchRoute(pathname: string): RouteMatch | null {
     if (segment === '' || segment.includes('/')) return null;
     return { route: { kind: 'query', target: decodeSegment(segment) }, allow: QUERY_METHODS };
   }
+  if (pathname.startsWith(BACKENDS_PREFIX) && !pathname.slice(BACKENDS_PREFIX.length).includes('/')) return DRAINS;
   return null;
 }
 

@@ -19,6 +19,8 @@ import { mapDbError } from '../store/db-errors.ts';
 import type { Engine } from '../store/engine.ts';
 import { storeNotReady, type StoreCheck } from '../store/store-check.ts';
 import { closest } from '../did-you-mean.ts';
+import type { Ingest } from '../ingest/receiver.ts';
+import { logflareSourceList } from '../ingest/sources.ts';
 import type { AnswerBatch } from './answer-batch.ts';
 import type { Drain } from './drain.ts';
 import type { RequestContext } from './request-context.ts';
@@ -40,6 +42,8 @@ export interface RouteDeps {
   dialect: Dialect;
   /** Whether the log store has what each stored query reads (/ready, and calls that fail so). */
   store: StoreCheck;
+  /** The ingest path (src/ingest/receiver.ts); answers 404 when ingest is off. */
+  ingest: Ingest;
   /** Each stored query with its listing entry, built once. */
   listing: readonly { q: StoredQuery; listed: ListedQuery }[];
   /** GET calls prepared once per distinct query string. */
@@ -77,7 +81,32 @@ export const ROUTES: Readonly<Record<RouteKind, RouteHandler>> = Object.freeze({
   // Authenticated like the listing: the document names stored queries.
   openapi: (deps, ctx) => sendJson(ctx.req, ctx.res, 200, deps.openapi.document(deps.auth.check(ctx.req.headers)), ctx.headers),
   query,
+  ingest: async (deps, ctx, _match, search) => {
+    await deps.ingest.receive(ctx.req, new URLSearchParams(search));
+    // Logflare's body (`log_controller.ex`); senders read only the status.
+    sendJson(ctx.req, ctx.res, 200, { message: 'Logged!' }, ctx.headers);
+  },
+  drains: (deps, ctx) => {
+    logflareOnly(deps);
+    deps.auth.check(ctx.req.headers);
+    // No drains exist, so Studio's Log Drains page shows none instead of an error.
+    if (ctx.req.method === 'GET' && ctx.pathname === '/api/backends') return sendJson(ctx.req, ctx.res, 200, [], ctx.headers);
+    if (ctx.req.method === 'GET') throw new HttpError('not_found', 'No log drain with that id: this service has none.');
+    throw new HttpError('not_implemented', 'Log drains are not supported by this service: its logs stay in its own PostgreSQL store (README, "Use it with Supabase Studio").');
+  },
+  sources: (deps, ctx) => {
+    logflareOnly(deps);
+    deps.auth.check(ctx.req.headers);
+    sendJson(ctx.req, ctx.res, 200, LOGFLARE_SOURCE_LIST, ctx.headers);
+  },
 });
+
+const LOGFLARE_SOURCE_LIST = Object.freeze(logflareSourceList());
+
+/** Logflare's management routes exist only for its clients (COMPAT=logflare); elsewhere they are unknown paths. */
+function logflareOnly(deps: RouteDeps): void {
+  if (deps.config.compat !== 'logflare') throw new HttpError('not_found', 'No such route (Logflare\'s management API answers with COMPAT=logflare).');
+}
 
 function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: string): void | Promise<void> {
   // 401 before 404: an unauthenticated caller learns nothing about which stored queries exist.

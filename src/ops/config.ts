@@ -46,6 +46,14 @@ export interface Config {
   seedRows: number;
   /** `logflare`: serve Logflare's clients (BigQuery-dialect sql, its response shape; docs/logflare-compat.md). */
   compat: Compat | null;
+  /** Tokens that may ingest (and nothing else); empty: ingest is off. */
+  ingestTokens: readonly TokenGrant[];
+  /** PostgreSQL the log writer connects to (a role that may only insert, and delete for retention); null: the embedded store. */
+  ingestDatabaseUrl: string | null;
+  ingestMaxBodyBytes: number;
+  ingestPoolMax: number;
+  /** Rows older than this many days are deleted in the background; null: kept. */
+  retentionDays: number | null;
   /** What start-up warns about without stopping: variables that look like a misspelt setting. */
   warnings: readonly string[];
 }
@@ -105,6 +113,11 @@ export const SETTINGS = Object.freeze({
   DRAIN_TIMEOUT_MS: { default: '8000', range: [0, 600_000], help: 'on SIGTERM/SIGINT, how long in-flight requests may still take' },
   QUERIES_DIR: { default: '`sql/queries`', help: 'directory of stored queries (`<name>.json` + `<name>.sql`)' },
   LOG_LEVEL: { default: 'info', help: '`debug`, `info`, `warn`, `error`, `silent` (JSON lines)' },
+  INGEST_TOKENS: { default: '–', help: 'comma-separated tokens (same forms as `ACCESS_TOKENS`) that may ingest logs at `POST /api/logs` and nothing else; unset: ingest is off ([ingest](#ingest-logs-from-vector))' },
+  INGEST_DATABASE_URL: { default: '–', help: 'PostgreSQL the ingest writes through, as a role that may only insert into (and, with `RETENTION_DAYS`, delete from) the log tables; required with `DATABASE_URL` and `INGEST_TOKENS`' },
+  INGEST_MAX_BODY_BYTES: { default: '12000000', range: [1024, 256 * 1024 * 1024], help: 'ingest request body limit, after decompression (413 beyond)' },
+  INGEST_POOL_MAX: { default: '2', range: [1, 100], help: 'connections to `INGEST_DATABASE_URL`' },
+  RETENTION_DAYS: { default: '–', range: [1, 36_500], help: 'delete log rows older than this many days, in the background through the ingest connection; unset: keep everything' },
   COMPAT: { default: '–', help: '`logflare`: answer as Logflare does for Supabase Studio and its other clients (BigQuery-dialect `sql`, Logflare\'s response shape, Studio\'s intervals; [details](#use-it-with-supabase-studio))' },
 } satisfies Record<string, Setting>);
 
@@ -151,6 +164,21 @@ export function readConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
 
   const accessTokens = readTokens(str('ACCESS_TOKENS'), str('ACCESS_TOKENS_FILE'));
+  const ingestRaw = str('INGEST_TOKENS');
+  const ingestTokens = ingestRaw === undefined ? [] : tokenOrConfigError(() => parseTokenList(ingestRaw, 'INGEST_TOKENS'));
+  // One token, one kind: a token that both queries and ingests would make the read-only role's token a writer's.
+  for (const g of ingestTokens) {
+    const same = accessTokens.find((a) => a.digest.equals(g.digest));
+    if (same !== undefined) throw new ConfigError(`${g.source}: the same token is an access token (${same.source}); ingest and access tokens must differ`);
+  }
+  const ingestDatabaseUrl = str('INGEST_DATABASE_URL') ?? null;
+  if (ingestDatabaseUrl !== null && !/^postgres(ql)?:\/\//.test(ingestDatabaseUrl)) throw new ConfigError('INGEST_DATABASE_URL must be a postgres:// or postgresql:// URL');
+  if (ingestDatabaseUrl !== null && databaseUrl === null) throw new ConfigError('INGEST_DATABASE_URL needs DATABASE_URL: without it, ingest writes to the embedded store');
+  const retentionRaw = str('RETENTION_DAYS');
+  const retentionDays = retentionRaw === undefined ? null : int('RETENTION_DAYS');
+  if (databaseUrl !== null && ingestDatabaseUrl === null && (ingestTokens.length > 0 || retentionDays !== null)) {
+    throw new ConfigError(`INGEST_DATABASE_URL must be set with DATABASE_URL when ${ingestTokens.length > 0 ? 'INGEST_TOKENS' : 'RETENTION_DAYS'} is set: writes go through a role of their own (README, "Ingest logs from Vector")`);
+  }
   if (databaseUrl !== null && accessTokens.length === 0) {
     throw new ConfigError('ACCESS_TOKENS or ACCESS_TOKENS_FILE must be set when DATABASE_URL is set');
   }
@@ -200,6 +228,11 @@ export function readConfig(env: Env = process.env): Config {
     queriesDir,
     seedRows: int('SEED_ROWS'),
     compat,
+    ingestTokens: Object.freeze(ingestTokens),
+    ingestDatabaseUrl,
+    ingestMaxBodyBytes: int('INGEST_MAX_BODY_BYTES'),
+    ingestPoolMax: int('INGEST_POOL_MAX'),
+    retentionDays,
     warnings: Object.freeze(misspeltSettings(env)),
   });
 }

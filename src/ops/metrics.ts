@@ -8,6 +8,9 @@ import type { CacheStats } from '../query/cache/result-cache.ts';
 import type { PoolStats } from '../store/engine.ts';
 import type { QueryOutcome } from '../store/metered-engine.ts';
 
+export const INGEST_OUTCOMES = ['accepted', 'stored', 'duplicate', 'rejected', 'dropped'] as const;
+export type IngestOutcome = (typeof INGEST_OUTCOMES)[number];
+
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** Seconds; request and statement latencies of a log-query service span milliseconds to the statement timeout. */
@@ -39,6 +42,8 @@ export class Metrics {
   private readonly rejected = new Counter();
   private readonly dbQueries = new Counter();
   private readonly dbSeconds = new Histogram();
+  private readonly ingestEvents = new Counter();
+  private readonly ingestBytes = new Counter();
   private readonly startedAtSeconds: number;
 
   constructor(now: () => number = Date.now) {
@@ -66,6 +71,15 @@ export class Metrics {
   observeDbQuery(outcome: QueryOutcome, durationMs: number): void {
     this.dbQueries.inc({ outcome });
     this.dbSeconds.observe({}, durationMs / 1000);
+  }
+
+  /**
+   * Count one ingest request's events by what became of them (labels: the table, a fixed set of
+   * nine, and the outcome), and its decompressed body bytes.
+   */
+  observeIngest(table: string, counts: Readonly<Record<IngestOutcome, number>>, bytes: number): void {
+    for (const outcome of INGEST_OUTCOMES) if (counts[outcome] > 0) this.ingestEvents.inc({ source: table, outcome }, counts[outcome]);
+    this.ingestBytes.inc({ source: table }, bytes);
   }
 
   /** The exposition text. */
@@ -100,6 +114,9 @@ export class Metrics {
     ]);
     family('endpoints_db_pool_waiting', 'gauge', 'Statements waiting for a database connection.', single('endpoints_db_pool_waiting', pool.waiting));
     family('endpoints_db_pool_max', 'gauge', 'Most database connections the service opens (POOL_MAX).', single('endpoints_db_pool_max', pool.max));
+
+    family('endpoints_ingest_events_total', 'counter', 'Ingested events by table and outcome: accepted (received), stored, duplicate (id already stored), rejected, dropped (over an hour in the future).', this.ingestEvents.lines('endpoints_ingest_events_total'));
+    family('endpoints_ingest_bytes_total', 'counter', 'Ingest request body bytes (decompressed) by table.', this.ingestBytes.lines('endpoints_ingest_bytes_total'));
 
     family('process_start_time_seconds', 'gauge', 'Start time of the process since the Unix epoch in seconds.', single('process_start_time_seconds', this.startedAtSeconds));
     family('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', single('process_resident_memory_bytes', process.memoryUsage.rss()));

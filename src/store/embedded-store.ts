@@ -1,6 +1,6 @@
 import { responseShape, type Config } from '../ops/config.ts';
 import { generateDemoLogs, insertDemoLogs } from './demo/demo-data.ts';
-import type { AdminExec, Engine } from './engine.ts';
+import type { AdminExec, Engine, LogWriter } from './engine.ts';
 import { createPgliteEngine } from './pglite-engine.ts';
 import type { Logger } from '../ops/logger.ts';
 import { applySchema, quoteIdent } from './schema.ts';
@@ -9,8 +9,8 @@ import { applySchema, quoteIdent } from './schema.ts';
  * The embedded store for `npm start` without DATABASE_URL: PGlite in DATA_DIR (or a temporary directory), with
  * the schema applied and demo data written on first start, so curl answers at once.
  */
-export async function openEmbeddedStore(config: Config, logger: Logger): Promise<{ engine: Engine; admin: AdminExec }> {
-  const { engine, admin } = await createPgliteEngine({
+export async function openEmbeddedStore(config: Config, logger: Logger): Promise<{ engine: Engine; admin: AdminExec; writer: LogWriter }> {
+  const { engine, admin, writer } = await createPgliteEngine({
     dataDir: config.dataDir,
     schema: config.logSchema,
     statementTimeoutMs: config.statementTimeoutMs,
@@ -28,5 +28,5 @@ export async function openEmbeddedStore(config: Config, logger: Logger): Promise
     const inserted = await insertDemoLogs(admin, config.logSchema, generateDemoLogs({ rows: config.seedRows }), 500);
     logger.info('embedded store seeded with demo logs', { rows: inserted, ms: Date.now() - started });
   }
-  return { engine, admin };
+  return { engine, admin, writer };
 }

@@ -40,3 +40,14 @@ export interface QueryOptions {
 export interface AdminExec {
   (sql: string, params?: readonly unknown[]): Promise<unknown>;
 }
+
+/**
+ * Writes to the log tables (ingest and retention): never the query path's connections, role or
+ * read-only sessions. PostgreSQL: its own small pool on INGEST_DATABASE_URL (pg-writer.ts); the
+ * embedded store: its one session, taking fair turns with queries by owner (pglite-engine.ts).
+ */
+export interface LogWriter {
+  /** Run one statement in its own read-write transaction; resolve with the rows it affected. */
+  write(sql: string, params: readonly unknown[], options?: { owner?: object }): Promise<number>;
+  close(): Promise<void>;
+}

@@ -1,12 +1,33 @@
 import { responseShape, type Config } from '../ops/config.ts';
 import { errorFields, type Logger } from '../ops/logger.ts';
-import type { Engine } from './engine.ts';
+import type { Engine, LogWriter } from './engine.ts';
 import { createPgEngine } from './pg-engine.ts';
+import { createPgWriter } from './pg-writer.ts';
+import { WRITER_STATEMENT_TIMEOUT_MS } from './session-settings.ts';
 
-/** The engine the configuration names: a `pg` pool on DATABASE_URL, else the embedded store. */
-export async function openEngine(config: Config, logger: Logger): Promise<Engine> {
+/** What the service reads through, and what ingest and retention write through (null: nothing writes). */
+export interface OpenedStore {
+  engine: Engine;
+  writer: LogWriter | null;
+}
+
+/**
+ * The engine the configuration names: a `pg` pool on DATABASE_URL (and a writer's pool on
+ * INGEST_DATABASE_URL when set), else the embedded store (whose one session also writes).
+ */
+export async function openEngine(config: Config, logger: Logger): Promise<OpenedStore> {
   if (config.databaseUrl !== null) {
-    return createPgEngine({
+    const writer = config.ingestDatabaseUrl === null
+      ? null
+      : createPgWriter({
+          connectionString: config.ingestDatabaseUrl,
+          schema: config.logSchema,
+          poolMax: config.ingestPoolMax,
+          connectTimeoutMs: config.connectTimeoutMs,
+          statementTimeoutMs: WRITER_STATEMENT_TIMEOUT_MS,
+          onIdleError: (err) => logger.warn('idle ingest connection lost', errorFields(err)),
+        });
+    const engine = createPgEngine({
       connectionString: config.databaseUrl,
       schema: config.logSchema,
       statementTimeoutMs: config.statementTimeoutMs,
@@ -18,8 +39,10 @@ export async function openEngine(config: Config, logger: Logger): Promise<Engine
       responseShape: responseShape(config),
       onIdleError: (err) => logger.warn('idle database connection lost', errorFields(err)),
     });
+    return { engine, writer };
   }
   // Loaded only in embedded mode: importing PGlite alone costs ~40 MB of RSS the pg engine never uses.
   const { openEmbeddedStore } = await import('./embedded-store.ts');
-  return (await openEmbeddedStore(config, logger)).engine;
+  const { engine, writer } = await openEmbeddedStore(config, logger);
+  return { engine, writer };
 }

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { textParsers, type ResponseShape } from '../query/logflare-shape.ts';
 import type { Engine, QueryOptions, Row } from './engine.ts';
 import { DEFAULT_MAX_RESULT_BYTES, resultTooLarge } from './result-limit.ts';
-import { sessionSettings } from './session-settings.ts';
+import { optionsString, sessionSettings } from './session-settings.ts';
 
 export interface PgEngineOptions {
   connectionString: string;
@@ -46,7 +46,7 @@ function typesFor(shape: ResponseShape): pg.CustomTypesConfig {
 
 /** The session settings (session-settings.ts) as a startup-packet `options` string: one round trip per statement. */
 export function sessionOptions(schema: string, statementTimeoutMs: number): string {
-  return sessionSettings(schema, statementTimeoutMs).map(([name, value]) => `-c ${name}=${value}`).join(' ');
+  return optionsString(sessionSettings(schema, statementTimeoutMs));
 }
 
 /** How the service's connections name themselves to the server (pg_stat_activity.application_name). */

@@ -6,9 +6,9 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { RawJson } from '../query/encode.ts';
 import type { ResponseShape } from '../query/logflare-shape.ts';
-import type { AdminExec, Engine, QueryOptions, Row } from './engine.ts';
+import type { AdminExec, LogWriter, Engine, QueryOptions, Row } from './engine.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from './result-limit.ts';
-import { sessionSettings } from './session-settings.ts';
+import { sessionSettings, WRITER_STATEMENT_TIMEOUT_MS } from './session-settings.ts';
 import type { Job, Reply, WorkerStart } from './pglite-worker.ts';
 
 export interface PgliteEngineOptions {
@@ -118,7 +118,7 @@ const CANCELLED = () => pgError('canceling statement due to user request', '5701
  * buffer cache, and a replaced worker would need a copy of it to start from: measured, RSS 495 MB
  * in memory against 200 MB on a directory.
  */
-export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ engine: Engine; admin: AdminExec }> {
+export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ engine: Engine; admin: AdminExec; writer: LogWriter }> {
   const setup = sessionSettings(opts.schema, opts.statementTimeoutMs)
     .map(([name, value]) => `set ${name} = '${value}';`)
     .join(' ');
@@ -227,9 +227,9 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
     const current = takeTurn();
     if (current === undefined) return;
     const id = nextId++;
-    const timer = current.body.kind === 'query'
-      ? setTimeout(() => cutOff(id, TIMEOUT()), Math.min(opts.statementTimeoutMs, current.timeoutMs ?? Infinity))
-      : undefined;
+    // Queries always have a statement timeout; writes their own (the log writer's); admin work none.
+    const limitMs = current.body.kind === 'query' ? Math.min(opts.statementTimeoutMs, current.timeoutMs ?? Infinity) : current.timeoutMs;
+    const timer = limitMs === undefined ? undefined : setTimeout(() => cutOff(id, TIMEOUT()), limitMs);
     running = { pending: current, id, timer, tag: virtualNow, started: performance.now() };
     worker.postMessage({ ...current.body, id } as Job);
   }
@@ -342,6 +342,16 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
     const reply = await submit({ kind: 'admin', sql, params });
     return 'rows' in reply ? { rows: reply.rows, affectedRows: reply.affectedRows } : {};
   };
+  // Ingest and retention: a read-write transaction like admin's, but in its owner's fair turn and
+  // under the writer's statement timeout (past it the worker is replaced: nothing half-written).
+  const writer: LogWriter = Object.freeze({
+    async write(sql: string, params: readonly unknown[], options: { owner?: object } = {}): Promise<number> {
+      const reply = await submit({ kind: 'admin', sql, params }, undefined, WRITER_STATEMENT_TIMEOUT_MS, options.owner);
+      return 'rows' in reply ? reply.affectedRows : 0;
+    },
+    // The engine's owner closes the session.
+    close: async () => {},
+  });
 
-  return { engine, admin };
+  return { engine, admin, writer };
 }

@@ -32,3 +32,28 @@ export function sessionSettings(schema: string, statementTimeoutMs: number): rea
     ['plan_cache_mode', 'force_custom_plan'],
   ];
 }
+
+/** The log writer's statement timeout: half of Vector's 60 s request timeout (see below). */
+export const WRITER_STATEMENT_TIMEOUT_MS = 30_000;
+
+/**
+ * The session settings of the log writer's connections (pg-writer.ts): UTC, the log schema, UTF-8,
+ * and a statement timeout below Vector's 60 s request timeout, so a write is over (committed or
+ * rolled back) before Vector gives up on it and resends.
+ */
+export function writerSessionSettings(schema: string, statementTimeoutMs: number): readonly (readonly [string, string])[] {
+  return [
+    ['statement_timeout', String(statementTimeoutMs)],
+    ['lock_timeout', String(statementTimeoutMs)],
+    ['TimeZone', 'UTC'],
+    ['search_path', schema],
+    ['client_encoding', 'UTF8'],
+    ['standard_conforming_strings', 'on'],
+    ['idle_in_transaction_session_timeout', String(Math.max(statementTimeoutMs, 60_000))],
+  ];
+}
+
+/** Settings as a startup-packet `options` string (`-c name=value …`): no extra round trip. */
+export function optionsString(settings: readonly (readonly [string, string])[]): string {
+  return settings.map(([name, value]) => `-c ${name}=${value}`).join(' ');
+}

@@ -13,13 +13,14 @@ import { logflareBehaviour } from './logflare.ts';
 import { opsBehaviour } from './ops.ts';
 import { usageRollupBehaviour } from './usage-rollup.ts';
 import { storeCheckBehaviour } from './store-check.ts';
+import { ingestBehaviour } from './ingest.ts';
 
 export interface BehaviourOptions {
   /** Suite name → why this engine cannot run it. */
   skip: Readonly<Partial<Record<SuiteName, string>>>;
 }
 
-const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour, hostile: hostileBehaviour, logflare: logflareBehaviour, usageRollup: usageRollupBehaviour, storeCheck: storeCheckBehaviour } as const;
+const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour, hostile: hostileBehaviour, logflare: logflareBehaviour, usageRollup: usageRollupBehaviour, storeCheck: storeCheckBehaviour, ingest: ingestBehaviour } as const;
 export type SuiteName = keyof typeof SUITES;
 
 export function runBehaviour(factory: EngineFactory, options: BehaviourOptions): void {

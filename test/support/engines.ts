@@ -4,9 +4,11 @@
  * fixtures.
  */
 import pg from 'pg';
-import type { AdminExec, Engine } from '../../src/store/engine.ts';
+import type { AdminExec, LogWriter, Engine } from '../../src/store/engine.ts';
 import { createPgEngine } from '../../src/store/pg-engine.ts';
 import { createPgliteEngine } from '../../src/store/pglite-engine.ts';
+import { createPgWriter } from '../../src/store/pg-writer.ts';
+import { WRITER_STATEMENT_TIMEOUT_MS } from '../../src/store/session-settings.ts';
 import { applySchema } from '../../src/store/schema.ts';
 import type { ResponseShape } from '../../src/query/logflare-shape.ts';
 import { createDatabase, startPostgres, type PgServer } from '../../scripts/lib/pg-server.ts';
@@ -34,6 +36,8 @@ export const TEST_STATEMENT_TIMEOUT_MS = 15_000;
 export interface TestStore {
   engine: Engine;
   admin: AdminExec;
+  /** What ingest writes through (the embedded session, or a pool as the database's owner). */
+  writer?: LogWriter;
   /** Present on real PostgreSQL: the throwaway server (outage tests) and the database URL. */
   server?: PgServer;
   url?: string;
@@ -76,7 +80,7 @@ export const pgliteFactory: EngineFactory = {
   resultLimit: 'per-batch',
   hugeResultRssMb: (beforeMb) => beforeMb + 250,
   async open(options = {}) {
-    const { engine, admin } = await createPgliteEngine({
+    const { engine, admin, writer } = await createPgliteEngine({
       dataDir: null,
       schema: SCHEMA,
       statementTimeoutMs: options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS,
@@ -84,7 +88,7 @@ export const pgliteFactory: EngineFactory = {
       ...(options.responseShape === undefined ? {} : { responseShape: options.responseShape }),
     });
     await applySchema(admin, SCHEMA);
-    return { engine, admin, teardown: () => engine.close() };
+    return { engine, admin, writer, teardown: () => engine.close() };
   },
 };
 
@@ -114,12 +118,16 @@ export const pgFactory: EngineFactory = {
       ...(options.maxResultBytes === undefined ? {} : { maxResultBytes: options.maxResultBytes }),
       ...(options.responseShape === undefined ? {} : { responseShape: options.responseShape }),
     });
+    // The tests' writer connects as the database's owner; test/pg-ingest.test.ts runs one as an INSERT-only role.
+    const writer = createPgWriter({ connectionString: url, schema: SCHEMA, poolMax: 2, connectTimeoutMs: options.connectTimeoutMs ?? 2_000, statementTimeoutMs: WRITER_STATEMENT_TIMEOUT_MS });
     return {
       engine,
       admin,
+      writer,
       server,
       url,
       async teardown() {
+        await writer.close().catch(() => {});
         await engine.close().catch(() => {});
         await adminPool.end().catch(() => {});
       },

@@ -30,6 +30,7 @@ export async function startTestService(store: TestStore, env: Record<string, str
   return startService({
     config,
     engine: store.engine,
+    writer: store.writer ?? null,
     grants: config.accessTokens,
     logger: logger ?? createLogger('silent'),
     ...(clock ? { clock } : {}),

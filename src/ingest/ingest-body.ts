@@ -1,0 +1,89 @@
+/**
+ * An ingest request's body as Vector and Logflare's other clients send it: JSON (a content type of
+ * `application/json`, `…+json`, or none), plain or `gzip`/`deflate`-encoded, decompressed as a
+ * stream with the size limit applied to the decompressed bytes (a gzip bomb stops at the limit),
+ * shaped as an array of events (Vector's default codec), `{"batch": [...]}`, or one event object
+ * (Logflare's `log_controller.ex` create/2 accepts the three).
+ */
+import type { IncomingMessage } from 'node:http';
+import { createGunzip, createInflate } from 'node:zlib';
+import type { Transform } from 'node:stream';
+import { HttpError } from '../errors.ts';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** The events a request carries; throws 413, 415 or 400 for a body that cannot be read as them. */
+export async function readEvents(req: IncomingMessage, limit: number): Promise<{ events: unknown[]; bytes: number }> {
+  const type = req.headers['content-type'];
+  if (type !== undefined && type.trim() !== '' && !JSON_TYPE.test(type)) {
+    throw new HttpError('unsupported_media_type', `Content-Type ${JSON.stringify(type.slice(0, 100))} is not accepted: send JSON (application/json).`);
+  }
+  const text = await readText(req, limit, decoderFor(req.headers['content-encoding']));
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new HttpError('invalid_body', 'The body is not valid JSON: send an array of events, {"batch": [...]}, or one event object.');
+  }
+  const bytes = Buffer.byteLength(text);
+  if (Array.isArray(body)) return { events: body, bytes };
+  if (body !== null && typeof body === 'object') {
+    const batch = (body as { batch?: unknown }).batch;
+    if (batch !== undefined) {
+      if (!Array.isArray(batch)) throw new HttpError('invalid_body', '"batch" must be an array of events.');
+      return { events: batch, bytes };
+    }
+    return { events: [body], bytes };
+  }
+  throw new HttpError('invalid_body', 'The body must be an array of events, {"batch": [...]}, or one event object.');
+}
+
+function decoderFor(encoding: string | undefined): Transform | null {
+  const e = (encoding ?? '').trim().toLowerCase();
+  if (e === '' || e === 'identity') return null;
+  if (e === 'gzip' || e === 'x-gzip') return createGunzip();
+  if (e === 'deflate') return createInflate();
+  throw new HttpError('unsupported_media_type', `Content-Encoding ${JSON.stringify(e.slice(0, 50))} is not accepted: send gzip, deflate or no encoding.`);
+}
+
+/** The (decompressed) body as UTF-8, refusing more than `limit` decompressed bytes without holding them. */
+function readText(req: IncomingMessage, limit: number, decoder: Transform | null): Promise<string> {
+  const tooLarge = () => new HttpError('payload_too_large', `The request body is larger than ${limit} bytes${decoder === null ? '' : ' once decompressed'} (INGEST_MAX_BODY_BYTES).`);
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (decoder === null && Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      reject(tooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const fail = (err: HttpError) => {
+      if (done) return;
+      done = true;
+      req.unpipe();
+      decoder?.destroy();
+      req.resume();
+      reject(err);
+    };
+    const source = decoder ?? req;
+    source.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) fail(tooLarge());
+      else chunks.push(chunk);
+    });
+    source.on('end', () => {
+      if (done) return;
+      done = true;
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    // The client went away or broke the framing mid-body.
+    req.on('error', (err) => fail(new HttpError('bad_request', 'The request body was cut short.', { cause: err })));
+    if (decoder !== null) {
+      decoder.on('error', (err) => fail(new HttpError('invalid_body', `The body is not valid ${req.headers['content-encoding']} data.`, { cause: err })));
+      req.pipe(decoder);
+    }
+  });
+}

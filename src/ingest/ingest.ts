@@ -1,0 +1,104 @@
+/**
+ * One ingest request's events into one table: map each (event-row.ts), drop those more than an
+ * hour in the future (Logflare does: `backends.ex` @max_future_event_us), write the rest in one
+ * statement, and answer only after it committed. Writes Vector can trust (its retry rules,
+ * `src/sinks/util/http.rs` HttpStatusRetryLogic: 408, 429 and 5xx but 501 are retried, other 4xx
+ * dropped): a database that cannot take the write now is 503 + Retry-After, so the batch comes
+ * back; bad data is a deterministic 4xx, never a 5xx that would repeat forever. An event the
+ * database refuses is found by writing the batch's events one by one, so it alone is rejected.
+ */
+import type { Clock } from '../clock.ts';
+import { HttpError } from '../errors.ts';
+import type { LogWriter } from '../store/engine.ts';
+import { isStoreError } from '../store/store-check.ts';
+import type { LogTable } from '../store/schema.ts';
+import { eventRow, type EventRow } from './event-row.ts';
+import type { TableStatements } from './statements.ts';
+
+/** What became of a request's events. */
+export interface IngestCounts {
+  accepted: number;
+  stored: number;
+  duplicate: number;
+  rejected: number;
+  dropped: number;
+}
+
+const FUTURE_LIMIT_MICROS = 3_600_000_000;
+const RETRY_AFTER_SECONDS = '5';
+/** Reasons named in a 406's message (the counts say how many there were). */
+const REASONS_SHOWN = 5;
+
+export interface IngestDeps {
+  writer: LogWriter;
+  statements: Readonly<Record<LogTable, TableStatements>>;
+  clock: Clock;
+}
+
+/** Store `events` in `table`; resolves with the counts, or rejects with the HttpError to answer. */
+export async function ingestEvents(deps: IngestDeps, table: LogTable, events: readonly unknown[], owner: object): Promise<IngestCounts> {
+  const now = deps.clock.now() * 1000;
+  const rows: EventRow[] = [];
+  const reasons: string[] = [];
+  let dropped = 0;
+  events.forEach((event, i) => {
+    const out = eventRow(event, now);
+    if ('rejected' in out) reasons.push(`event ${i}: ${out.rejected}`);
+    else if (out.micros > now + FUTURE_LIMIT_MICROS) dropped++;
+    else rows.push(out.row);
+  });
+  let stored = 0;
+  let refused = 0;
+  if (rows.length > 0) {
+    const insert = deps.statements[table].insert;
+    try {
+      stored = await deps.writer.write(insert, [JSON.stringify(rows)], { owner });
+    } catch (err) {
+      if (!isDataError(err)) throw writeError(err);
+      // Somewhere in the batch is a row the database refuses: write them one by one to keep the rest.
+      for (const row of rows) {
+        try {
+          stored += await deps.writer.write(insert, [JSON.stringify([row])], { owner });
+        } catch (rowErr) {
+          if (!isDataError(rowErr)) throw writeError(rowErr);
+          refused++;
+          reasons.push(`event id ${JSON.stringify(row.id.slice(0, 64))}: ${(rowErr as Error).message}`);
+        }
+      }
+    }
+  }
+  // What the database stored nothing for, without refusing it, was already there (the same id).
+  const counts: IngestCounts = { accepted: events.length, stored, duplicate: rows.length - refused - stored, rejected: reasons.length, dropped };
+  if (counts.rejected > 0) {
+    const shown = reasons.slice(0, REASONS_SHOWN).join('; ');
+    throw new HttpError('events_rejected', `${counts.rejected} of ${counts.accepted} events were rejected and the others stored: ${shown}${reasons.length > REASONS_SHOWN ? '; …' : ''}.`, {
+      details: { ...counts },
+    });
+  }
+  return counts;
+}
+
+/** A database refusing the data itself: data exceptions, integrity violations, program limits. */
+function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(?:22|23|54)/.test(code);
+}
+
+/**
+ * Anything else a write can meet is retried by Vector: a 503 with Retry-After for every state
+ * the database can come out of (unreachable, full, shutting down, serialization failure, deadlock,
+ * statement or lock timeout, a missing table or grant an operator can fix), so no batch is lost.
+ */
+function writeError(err: unknown): HttpError {
+  const message = err instanceof Error ? err.message : String(err);
+  if (isStoreError(err)) {
+    return new HttpError('store_not_ready', `The log store cannot take this write (${message}): apply the schema (node dist/main.js schema) and grant the ingest role INSERT on the log tables (README, "Ingest logs from Vector"); the batch is kept by its sender until then.`, {
+      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+      cause: err,
+    });
+  }
+  return new HttpError('database_unavailable', `The log store could not take the write now (${message}); retry shortly.`, {
+    headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+    cause: err,
+  });
+}

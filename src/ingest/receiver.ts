@@ -1,0 +1,78 @@
+/**
+ * The ingest path, after routing: token (ingest tokens only) → source → body → events → write →
+ * counts. Off without INGEST_TOKENS: the routes answer 404, and the first such request logs a
+ * warning, since otherwise an operator sees only that nothing arrives.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Clock } from '../clock.ts';
+import { HttpError } from '../errors.ts';
+import type { Logger } from '../ops/logger.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { LogWriter } from '../store/engine.ts';
+import { ingestEvents, type IngestCounts } from './ingest.ts';
+import { readEvents } from './ingest-body.ts';
+import { SOURCE_NAMES, tableOf } from './sources.ts';
+import { tableStatements } from './statements.ts';
+
+export interface Ingest {
+  /** Store a request's events; resolves with what became of them, or rejects with the HttpError to answer. */
+  receive(req: IncomingMessage, params: URLSearchParams): Promise<IngestCounts>;
+}
+
+export interface IngestOptions {
+  auth: Authenticator;
+  /** Null when ingest is off (no INGEST_TOKENS). */
+  writer: LogWriter | null;
+  schema: string;
+  maxBodyBytes: number;
+  metrics: Metrics;
+  logger: Logger;
+  clock: Clock;
+}
+
+export function createIngest(opts: IngestOptions): Ingest {
+  const { writer, auth, metrics } = opts;
+  if (writer === null) {
+    let warned = false;
+    return Object.freeze({
+      async receive(): Promise<IngestCounts> {
+        if (!warned) {
+          warned = true;
+          opts.logger.warn('a log batch arrived but ingest is off: set INGEST_TOKENS (README, "Ingest logs from Vector"); batches are answered 404 and not stored');
+        }
+        throw new HttpError('not_found', 'Ingest is off on this service: it stores logs only with INGEST_TOKENS set.');
+      },
+    });
+  }
+  const deps = { writer, statements: tableStatements(opts.schema), clock: opts.clock };
+  return Object.freeze({
+    async receive(req: IncomingMessage, params: URLSearchParams): Promise<IngestCounts> {
+      const keys = params.getAll('api_key');
+      // 401 before anything else: an unauthenticated sender learns nothing about the sources.
+      const owner = auth.checkIngest(req.headers, keys.length === 1 ? keys[0]! : null);
+      const table = sourceTable(params.getAll('source_name'));
+      const { events, bytes } = await readEvents(req, opts.maxBodyBytes);
+      try {
+        const counts = await ingestEvents(deps, table, events, owner);
+        metrics.observeIngest(table, counts, bytes);
+        return counts;
+      } catch (err) {
+        if (err instanceof HttpError && err.code === 'events_rejected') metrics.observeIngest(table, err.details as unknown as IngestCounts, bytes);
+        throw err;
+      }
+    },
+  });
+}
+
+function sourceTable(names: string[]) {
+  if (names.length === 0 || names[0] === '') {
+    throw new HttpError('missing_parameter', 'Parameter "source_name" is required: the Logflare source the events belong to (cloudflare.logs.prod, postgres.logs, …).', { param: 'source_name' });
+  }
+  if (names.length > 1) throw new HttpError('invalid_parameter', 'Parameter "source_name" was given more than once.', { param: 'source_name' });
+  const table = tableOf(names[0]!);
+  if (table === undefined) {
+    throw new HttpError('not_found', `No source named ${JSON.stringify(names[0]!.slice(0, 100))} (names are case-sensitive); the sources are: ${SOURCE_NAMES.join(', ')}.`, { param: 'source_name' });
+  }
+  return table;
+}

@@ -41,6 +41,7 @@ import { commandLine, npmStartCommand } from './lib/npm-start.ts';
 import { measure, ownCpuMs, type MeasureOptions, type Side, type Summary, type Timing } from './bench/measure.ts';
 import { compact, rawHeader, renderTable, type Row } from './bench/report.ts';
 import { measureIngest } from './bench/ingest.ts';
+import { measureHttpIngest } from './bench/ingest-http.ts';
 import { growDemoData } from './bench/seed-stages.ts';
 import { httpGet, keepAliveAgent, type Call } from './lib/load-driver.ts';
 import { ensureWrk } from './lib/wrk.ts';
@@ -299,8 +300,11 @@ async function measureRefresh(b: Bench): Promise<void> {
   }
 }
 
-/** 6: what the usage.api-counts rollup costs a writer (scripts/bench/ingest.ts). */
-async function ingestRows(b: Bench, pool: pg.Pool): Promise<void> {
+/**
+ * 6: what the usage.api-counts rollup costs a writer (scripts/bench/ingest.ts), and ingest through
+ * the service as Vector posts it against COPY (scripts/bench/ingest-http.ts).
+ */
+async function ingestRows(b: Bench, pool: pg.Pool, databaseUrl: string): Promise<void> {
   const rows = Math.min(b.args.rows, INGEST_ROWS);
   log(`edge ingest with and without the usage.api-counts rollup, ${rows.toLocaleString('en')} rows`);
   const f = await measureIngest(pool, rows);
@@ -310,6 +314,25 @@ async function ingestRows(b: Bench, pool: pg.Pool): Promise<void> {
     ['DELETE, 5000 ids a statement', change(f.deleteWith, f.deleteWithout)],
   ] as const) {
     b.tableRows.push({ part: '6', measurement: `edge ingest: ${what}`, rows: compact(rows), conc: '1', service: null, floorLabel: 'no rollup', floor: null, result, target: 'stated (issue 11)', met: null });
+  }
+  log('ingest through the service (POST /api/logs as Vector) vs COPY through psql');
+  const ingestToken = 'bench-ingest-token-0123456789';
+  const svc = await startNodeChild({
+    script: npmStart.script,
+    nodeArgs: npmStart.nodeArgs,
+    env: { ...npmStart.env, DATABASE_URL: databaseUrl, INGEST_DATABASE_URL: databaseUrl, ACCESS_TOKENS: b.headers['X-API-KEY']!, INGEST_TOKENS: ingestToken, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', MAX_STATEMENTS_PER_TOKEN: '10000' },
+    ready: /listening on (http:\/\/\S+)/,
+  });
+  try {
+    const logsUrl = `${svc.ready}${query('/api/endpoints/query/logs.all', b.logsParams)}`;
+    const h = await measureHttpIngest({ serviceUrl: svc.ready, ingestToken, databaseUrl, schema: b.config.logSchema, wrk: b.wrk, logsTarget: { url: logsUrl, headers: b.headers }, tmp: b.tmp });
+    const row = (measurement: string, floorLabel: string, result: string, target: string, met: boolean | null) =>
+      b.tableRows.push({ part: '7', measurement, rows: compact(b.args.rows), conc: '–', service: null, floorLabel, floor: null, result, target, met });
+    row(`ingest: one Vector batch of Kong events (${fmt(h.bigBatchBytes / 1e6, 1)} MB, ${h.bigBatchEvents.toLocaleString('en')} events)`, '–', `${fmt(h.bigBatchMs, 0)} ms to stored (p50 of 3)`, '≤ 2000 ms', h.bigBatchMs <= 2000);
+    row(`ingest: sustained into edge_logs with the rollup (${h.sustainedEvents.toLocaleString('en')} events, 2,000 a batch, 2 senders)`, 'COPY (psql)', `${Math.round(h.serviceEventsPerSecond).toLocaleString('en')} events/s; COPY ${Math.round(h.copyRowsPerSecond).toLocaleString('en')} rows/s (${fmt(h.serviceEventsPerSecond / h.copyRowsPerSecond)}×)`, '≥ 10,000 events/s', h.serviceEventsPerSecond >= 10_000);
+    row(`logs.all p50 while ingesting ${h.loadedRate.toLocaleString('en')} events/s (wrk c=1)`, 'idle', `${fmt(h.loadedP50)} ms vs ${fmt(h.idleP50)} ms idle (${fmt(h.loadedP50 / h.idleP50)}×)${h.errors > 0 ? `; ${h.errors} ingest errors` : ''}`, '≤ 1.5× idle', h.loadedP50 <= 1.5 * h.idleP50 && h.errors === 0);
+  } finally {
+    await svc.stop();
   }
 }
 
@@ -472,7 +495,7 @@ async function main(): Promise<void> {
     await measureRefresh(bench);
     if (args.only.has('growth')) growthRows(bench, growth);
     rssRow(bench);
-    if (args.only.has('ingest')) await ingestRows(bench, adminDb);
+    if (args.only.has('ingest')) await ingestRows(bench, adminDb, url);
 
     for (const child of extra) await child.stop();
     await bench.service.stop();

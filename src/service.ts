@@ -86,7 +86,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, slots, callerStatementTimeoutMs, dialect, store, ingest });
   // Checked once at start-up, in the background (a database still starting must not hold up
   // listening): what is missing is logged with its fix; /ready and the calls report it too.
-  store.checkAll().then(
+  // Closing waits for it: the engine's owner may close the engine as soon as close() resolves.
+  const startupCheck = store.checkAll().then(
     (problems) => {
       for (const p of problems) logger.warn('log store not ready', { query: p.query, problem: p.what, fix: p.fix });
     },
@@ -113,6 +114,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         // Whatever is still open now is idle keep-alive, a slow client, or a request past the deadline.
         server.closeAllConnections();
         await closed;
+        await startupCheck;
       })();
       return closing;
     },

@@ -213,7 +213,8 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
     const old = worker;
     worker = null;
     void old?.terminate();
-    starting = spawn().catch(failAll);
+    // Closed meanwhile (a statement's timer fired after close()): nothing may start again.
+    if (!closed) starting = spawn().catch(failAll);
   }
 
   function settle(pending: Pending, reply: Reply): void {
@@ -331,6 +332,9 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
       const done = submit({ kind: 'close' }).catch(() => {});
       closed = true;
       failAll(pgError('Connection terminated: the embedded database is closed'));
+      // A statement still running is answered now, and its timer cleared: left armed, it would
+      // fire after close and start a new worker, which keeps the process alive.
+      if (running !== null) cutOff(running.id, pgError('Connection terminated: the embedded database is closed'));
       await done;
       worker = null;
       await w?.terminate();

@@ -72,3 +72,20 @@ test('a process that crashes (an uncaught exception) still removes the engine\'s
   assert.equal(child.status, 1, child.stderr);
   assert.deepEqual(readdirSync(tmp).filter((n) => n.startsWith(TEMPORARY_STORE_PREFIX)), []);
 });
+
+// Regression: closing while a statement ran (the service's start-up store check, a test's
+// teardown) left that statement's timeout armed; it fired after close and started a new worker,
+// and the process never exited.
+test('closing while a statement runs answers it at once as closed, and nothing starts again', async () => {
+  const own = await createPgliteEngine({ dataDir: null, schema: 'logs', statementTimeoutMs: 3_000 });
+  const running = own.engine.query('select count(*)::int as n from generate_series(1, 20000000)', []).then(
+    () => 'answered',
+    (err: Error) => err.message,
+  );
+  await new Promise((r) => setTimeout(r, 150));
+  const closedAt = Date.now();
+  await own.engine.close();
+  assert.match(await running, /closed/);
+  assert.ok(Date.now() - closedAt < 2_000, 'answered when closed, not at its timeout');
+  await assert.rejects(own.engine.query('select 1', []), /closed/);
+});

@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import { HttpError } from '../errors.ts';
+import { readBody } from '../http/request-input.ts';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
@@ -18,7 +19,7 @@ export async function readEvents(req: IncomingMessage, limit: number): Promise<{
   if (type !== undefined && type.trim() !== '' && !JSON_TYPE.test(type)) {
     throw new HttpError('unsupported_media_type', `Content-Type ${JSON.stringify(type.slice(0, 100))} is not accepted: send JSON (application/json).`);
   }
-  const text = await readText(req, limit, decoderFor(req.headers['content-encoding']));
+  const text = await readBody(req, limit, decoderFor(req.headers['content-encoding']), 'INGEST_MAX_BODY_BYTES');
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -44,46 +45,4 @@ function decoderFor(encoding: string | undefined): Transform | null {
   if (e === 'gzip' || e === 'x-gzip') return createGunzip();
   if (e === 'deflate') return createInflate();
   throw new HttpError('unsupported_media_type', `Content-Encoding ${JSON.stringify(e.slice(0, 50))} is not accepted: send gzip, deflate or no encoding.`);
-}
-
-/** The (decompressed) body as UTF-8, refusing more than `limit` decompressed bytes without holding them. */
-function readText(req: IncomingMessage, limit: number, decoder: Transform | null): Promise<string> {
-  const tooLarge = () => new HttpError('payload_too_large', `The request body is larger than ${limit} bytes${decoder === null ? '' : ' once decompressed'} (INGEST_MAX_BODY_BYTES).`);
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (decoder === null && Number.isFinite(declared) && declared > limit) {
-      req.resume();
-      reject(tooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const fail = (err: HttpError) => {
-      if (done) return;
-      done = true;
-      req.unpipe();
-      decoder?.destroy();
-      req.resume();
-      reject(err);
-    };
-    const source = decoder ?? req;
-    source.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > limit) fail(tooLarge());
-      else chunks.push(chunk);
-    });
-    source.on('end', () => {
-      if (done) return;
-      done = true;
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    // The client went away or broke the framing mid-body.
-    req.on('error', (err) => fail(new HttpError('bad_request', 'The request body was cut short.', { cause: err })));
-    if (decoder !== null) {
-      decoder.on('error', (err) => fail(new HttpError('invalid_body', `The body is not valid ${req.headers['content-encoding']} data.`, { cause: err })));
-      req.pipe(decoder);
-    }
-  });
 }

@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import type { Service } from '../../src/service.ts';
 import { type EngineFactory, type TestStore } from '../support/engines.ts';
 import { scrape, startOpsService, waitFor, type OpsService } from '../support/ops.ts';
-import { call, startTestService, TOKEN } from '../support/service.ts';
+import { call, TOKEN } from '../support/service.ts';
 import { expectedUsage, type UsageInput } from '../support/usage-reference.ts';
 import { containerLines, vectorBatches, VECTOR_ROUTES } from '../fixtures/vector-replay.ts';
 
@@ -282,9 +281,4 @@ export function ingestBehaviour(factory: EngineFactory): void {
       assert.equal((await call(svc.url, '/api/backends')).status, 404);
     });
   });
-}
-
-/** The ingest service of a test: the store's writer, ingest tokens on. */
-export function startIngestService(store: TestStore, env: Record<string, string> = {}): Promise<Service> {
-  return startTestService(store, { INGEST_TOKENS: INGEST_TOKEN, ...env });
 }

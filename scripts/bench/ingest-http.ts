@@ -15,9 +15,8 @@ export interface HttpIngestFigures {
   bigBatchMs: number;
   bigBatchBytes: number;
   bigBatchEvents: number;
-  /** Events/s stored through the service, and rows/s through COPY, over the same rows. */
-  serviceEventsPerSecond: number;
-  copyRowsPerSecond: number;
+  /** Events/s stored through the service, and rows/s through COPY, over the same rows: stock Kong events, and events with URLs. */
+  sustained: { withUrl: boolean; serviceEventsPerSecond: number; copyRowsPerSecond: number }[];
   sustainedEvents: number;
   /** logs.all p50 (ms) idle and while ingesting at `loadedRate` events/s. */
   idleP50: number;
@@ -28,8 +27,11 @@ export interface HttpIngestFigures {
 
 let serial = 0;
 
-/** A Kong access event as Supabase's vector.yml builds it (no URL: stock Kong lines carry none). */
-function kongEvent(i: number, at: number): Record<string, unknown> {
+/**
+ * A Kong access event as Supabase's vector.yml builds it (no URL: stock Kong lines carry none), or
+ * with `metadata.request.url` as Logflare's own ingest sample has it, which the rollup counts.
+ */
+function kongEvent(i: number, at: number, withUrl: boolean): Record<string, unknown> {
   const n = serial++;
   const path = ['/rest/v1/todos?select=*&id=eq.', '/auth/v1/token?grant_type=password&x=', '/storage/v1/object/public/avatars/', '/realtime/v1/websocket?vsn=1.0.0&n='][n % 4] + String(n);
   return {
@@ -37,13 +39,16 @@ function kongEvent(i: number, at: number): Record<string, unknown> {
     appname: 'supabase-kong',
     event_message: `172.19.0.${n % 250} - - [26/Nov/2026:06:10:11 +0000] "GET ${path} HTTP/1.1" 200 ${n % 5000} "-" "Dart/3.5 (dart:io)"`,
     timestamp: new Date(at + i).toISOString(),
-    metadata: { request: { headers: { user_agent: 'Dart/3.5 (dart:io)', cf_connecting_ip: `172.19.0.${n % 250}`, referer: null }, method: 'GET', path, protocol: 'HTTP/1.1' }, response: { status_code: 200 } },
+    metadata: {
+      request: { headers: { user_agent: 'Dart/3.5 (dart:io)', cf_connecting_ip: `172.19.0.${n % 250}`, referer: null }, method: 'GET', path, protocol: 'HTTP/1.1', ...(withUrl ? { url: `https://default.supabase.co${path}` } : {}) },
+      response: { status_code: 200 },
+    },
   };
 }
 
-function batch(n: number): Record<string, unknown>[] {
+function batch(n: number, withUrl = false): Record<string, unknown>[] {
   const at = Date.now() - 60_000;
-  return Array.from({ length: n }, (_, i) => kongEvent(i, at));
+  return Array.from({ length: n }, (_, i) => kongEvent(i, at, withUrl));
 }
 
 /** The rows the service would store for these events, as CSV for COPY. */
@@ -77,36 +82,41 @@ export async function measureHttpIngest(opts: { serviceUrl: string; ingestToken:
   bigMs.sort((a, b) => a - b);
 
   // 2. Sustained: 2,000-event batches (what Vector sends in a second at that rate), two senders,
-  // against COPY of the same rows; alternating rounds.
+  // against COPY of the same rows; alternating rounds. Stock Kong events (no URL, nothing for the
+  // rollup to count), then events with URLs (each counted into the rollup's hour and day rows).
   const ROUNDS = 6;
   const PER_ROUND = 10_000;
-  let serviceMs = 0;
-  let copyMs = 0;
   const file = join(opts.tmp, 'ingest-copy.csv');
-  for (let r = 0; r < ROUNDS; r++) {
-    const events = batch(PER_ROUND);
-    const bodies = Array.from({ length: PER_ROUND / 2000 }, (_, i) => JSON.stringify(events.slice(i * 2000, (i + 1) * 2000)));
-    writeFileSync(file, csvOf(events));
-    const viaService = async () => {
-      const t0 = performance.now();
-      const queue = [...bodies];
-      await Promise.all([0, 1].map(async () => {
-        for (let b = queue.shift(); b !== undefined; b = queue.shift()) await post(serviceUrl, ingestToken, b);
-      }));
-      serviceMs += performance.now() - t0;
-    };
-    const viaCopy = () => {
-      const t0 = performance.now();
-      execFileSync('psql', [opts.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-q', '-c', `\\copy ${opts.schema}.edge_logs (id, timestamp, event_message, project, metadata) from '${file}' with (format csv)`], { stdio: ['ignore', 'ignore', 'inherit'] });
-      copyMs += performance.now() - t0;
-    };
-    if (r % 2 === 0) {
-      await viaService();
-      viaCopy();
-    } else {
-      viaCopy();
-      await viaService();
+  const sustained: HttpIngestFigures['sustained'] = [];
+  for (const withUrl of [false, true]) {
+    let serviceMs = 0;
+    let copyMs = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const events = batch(PER_ROUND, withUrl);
+      const bodies = Array.from({ length: PER_ROUND / 2000 }, (_, i) => JSON.stringify(events.slice(i * 2000, (i + 1) * 2000)));
+      writeFileSync(file, csvOf(events));
+      const viaService = async () => {
+        const t0 = performance.now();
+        const queue = [...bodies];
+        await Promise.all([0, 1].map(async () => {
+          for (let b = queue.shift(); b !== undefined; b = queue.shift()) await post(serviceUrl, ingestToken, b);
+        }));
+        serviceMs += performance.now() - t0;
+      };
+      const viaCopy = () => {
+        const t0 = performance.now();
+        execFileSync('psql', [opts.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-q', '-c', `\\copy ${opts.schema}.edge_logs (id, timestamp, event_message, project, metadata) from '${file}' with (format csv)`], { stdio: ['ignore', 'ignore', 'inherit'] });
+        copyMs += performance.now() - t0;
+      };
+      if (r % 2 === 0) {
+        await viaService();
+        viaCopy();
+      } else {
+        viaCopy();
+        await viaService();
+      }
     }
+    sustained.push({ withUrl, serviceEventsPerSecond: (ROUNDS * PER_ROUND) / (serviceMs / 1000), copyRowsPerSecond: (ROUNDS * PER_ROUND) / (copyMs / 1000) });
   }
   const sustainedEvents = ROUNDS * PER_ROUND;
 
@@ -135,8 +145,7 @@ export async function measureHttpIngest(opts: { serviceUrl: string; ingestToken:
     bigBatchMs: bigMs[1]!,
     bigBatchBytes: Buffer.byteLength(big),
     bigBatchEvents: 21_000,
-    serviceEventsPerSecond: sustainedEvents / (serviceMs / 1000),
-    copyRowsPerSecond: sustainedEvents / (copyMs / 1000),
+    sustained,
     sustainedEvents,
     idleP50: median(idle),
     loadedP50: median(loaded),

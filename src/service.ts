@@ -10,6 +10,7 @@ import { createAuthenticator } from './auth/authenticator.ts';
 import { SYSTEM_CLOCK, type Clock } from './clock.ts';
 import { createIngest } from './ingest/receiver.ts';
 import { startRetention, type Retention } from './ingest/retention.ts';
+import { tableStatements } from './ingest/statements.ts';
 import { createDrain } from './http/drain.ts';
 import { listen } from './http/server.ts';
 import type { Config } from './ops/config.ts';
@@ -81,8 +82,9 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const store = new StoreCheck(opts.engine, registry.all, config.logSchema, opts.clock);
   const clock = opts.clock ?? SYSTEM_CLOCK;
   const writer = config.ingestTokens.length > 0 ? (opts.writer ?? null) : null;
-  const ingest = createIngest({ auth, writer, schema: config.logSchema, maxBodyBytes: config.ingestMaxBodyBytes, metrics, logger, clock });
-  const retention = config.retentionDays !== null && opts.writer ? startRetention({ writer: opts.writer, schema: config.logSchema, days: config.retentionDays, clock, logger }) : null;
+  const statements = tableStatements(config.logSchema);
+  const ingest = createIngest({ auth, writer, statements, maxBodyBytes: config.ingestMaxBodyBytes, metrics, logger, clock });
+  const retention = config.retentionDays !== null && opts.writer ? startRetention({ writer: opts.writer, statements, days: config.retentionDays, clock, logger }) : null;
   const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, slots, callerStatementTimeoutMs, dialect, store, ingest });
   // Checked once at start-up, in the background (a database still starting must not hold up
   // listening): what is missing is logged with its fix; /ready and the calls report it too.

@@ -93,17 +93,16 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
     }
     return Object.freeze({ mayCall: (q: StoredQuery) => ids.has(q.id), unscoped: false });
   });
-  /** Index of the presented token among `among`; throws `unauthorized` when it is absent or none. */
-  const match = (headers: IncomingHttpHeaders, among: readonly Buffer[]): number => {
-    const token = presentedToken(headers);
-    const i = token === null ? -1 : matchDigest(token, among);
-    if (i === -1) {
-      if (token !== null && among === digests && matchDigest(token, ingestDigests) !== -1) {
-        throw new HttpError('forbidden', 'This is an ingest token: it may only send logs (POST /api/logs). Queries take an access token (ACCESS_TOKENS).');
-      }
-      throw unauthorized();
-    }
-    return i;
+  // Each kind of token does one thing: one of the other kind is told so (403), an unknown one 401.
+  const QUERY_KIND = { digests, otherKind: ingestDigests, wrongKind: 'This is an ingest token: it may only send logs (POST /api/logs). Queries take an access token (ACCESS_TOKENS).' };
+  const INGEST_KIND = { digests: ingestDigests, otherKind: digests, wrongKind: 'This is an access token: it may only query. Sending logs takes an ingest token (INGEST_TOKENS).' };
+  const METRICS_KIND = { digests: metricsDigests ?? [], otherKind: [], wrongKind: '' };
+  /** Index of `token` among its kind's grants; throws `forbidden` for a token of the other kind, else `unauthorized`. */
+  const match = (token: string | null, kind: typeof QUERY_KIND): number => {
+    const i = token === null ? -1 : matchDigest(token, kind.digests);
+    if (i !== -1) return i;
+    if (token !== null && matchDigest(token, kind.otherKind) !== -1) throw new HttpError('forbidden', kind.wrongKind);
+    throw unauthorized();
   };
   // Tokens already matched → their grant: a hit skips the SHA-256 and the comparisons (every call
   // carries a token). Only valid tokens enter, so random ones cannot churn it; a miss still does
@@ -113,7 +112,7 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
     const token = presentedToken(headers);
     const hit = token === null ? undefined : known.get(token);
     if (hit !== undefined) return principals[hit]!;
-    return principals[known.set(token!, match(headers, digests))]!;
+    return principals[known.set(token!, match(token, QUERY_KIND))]!;
   };
   return Object.freeze({
     check(headers: IncomingHttpHeaders): Principal {
@@ -121,20 +120,14 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
     },
     checkMetrics(headers: IncomingHttpHeaders): void {
       if (metricsDigests !== null) {
-        match(headers, metricsDigests);
+        match(presentedToken(headers), METRICS_KIND);
         return;
       }
       // Metrics name every stored query: only a token that may already call them all reads them.
       if (!principalOf(headers).unscoped) throw unauthorized();
     },
     checkIngest(headers: IncomingHttpHeaders, apiKey: string | null): object {
-      const token = presentedToken(headers) ?? apiKey;
-      const i = token === null ? -1 : matchDigest(token, ingestDigests);
-      if (i !== -1) return ingestOwners[i]!;
-      if (token !== null && matchDigest(token, digests) !== -1) {
-        throw new HttpError('forbidden', 'This is an access token: it may only query. Sending logs takes an ingest token (INGEST_TOKENS).');
-      }
-      throw unauthorized();
+      return ingestOwners[match(presentedToken(headers) ?? apiKey, INGEST_KIND)]!;
     },
   });
 }

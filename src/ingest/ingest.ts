@@ -10,7 +10,8 @@
 import type { Clock } from '../clock.ts';
 import { HttpError } from '../errors.ts';
 import type { LogWriter } from '../store/engine.ts';
-import { isStoreError } from '../store/store-check.ts';
+import { databaseUnavailable } from '../store/db-errors.ts';
+import { isStoreError, STORE_RETRY_AFTER_SECONDS } from '../store/store-check.ts';
 import type { LogTable } from '../store/schema.ts';
 import { eventRow, type EventRow } from './event-row.ts';
 import type { TableStatements } from './statements.ts';
@@ -25,7 +26,6 @@ export interface IngestCounts {
 }
 
 const FUTURE_LIMIT_MICROS = 3_600_000_000;
-const RETRY_AFTER_SECONDS = '5';
 /** Reasons named in a 406's message (the counts say how many there were). */
 const REASONS_SHOWN = 5;
 
@@ -35,8 +35,17 @@ export interface IngestDeps {
   clock: Clock;
 }
 
-/** Store `events` in `table`; resolves with the counts, or rejects with the HttpError to answer. */
-export async function ingestEvents(deps: IngestDeps, table: LogTable, events: readonly unknown[], owner: object): Promise<IngestCounts> {
+/** What an ingest call did: the counts, and why each rejected event was (in event order). */
+export interface IngestOutcome {
+  counts: IngestCounts;
+  reasons: readonly string[];
+}
+
+/**
+ * Store `events` in `table`; resolves with what became of them (rejected events included), or
+ * rejects with the 503 to answer when the database cannot take the write now.
+ */
+export async function ingestEvents(deps: IngestDeps, table: LogTable, events: readonly unknown[], owner: object): Promise<IngestOutcome> {
   const now = deps.clock.now() * 1000;
   const rows: EventRow[] = [];
   const reasons: string[] = [];
@@ -68,14 +77,15 @@ export async function ingestEvents(deps: IngestDeps, table: LogTable, events: re
     }
   }
   // What the database stored nothing for, without refusing it, was already there (the same id).
-  const counts: IngestCounts = { accepted: events.length, stored, duplicate: rows.length - refused - stored, rejected: reasons.length, dropped };
-  if (counts.rejected > 0) {
-    const shown = reasons.slice(0, REASONS_SHOWN).join('; ');
-    throw new HttpError('events_rejected', `${counts.rejected} of ${counts.accepted} events were rejected and the others stored: ${shown}${reasons.length > REASONS_SHOWN ? '; …' : ''}.`, {
-      details: { ...counts },
-    });
-  }
-  return counts;
+  return { counts: { accepted: events.length, stored, duplicate: rows.length - refused - stored, rejected: reasons.length, dropped }, reasons };
+}
+
+/** The 406 for a call that rejected some events (the others were stored), with its counts. */
+export function eventsRejected({ counts, reasons }: IngestOutcome): HttpError {
+  const shown = reasons.slice(0, REASONS_SHOWN).join('; ');
+  return new HttpError('events_rejected', `${counts.rejected} of ${counts.accepted} events were rejected and the others stored: ${shown}${reasons.length > REASONS_SHOWN ? '; …' : ''}.`, {
+    details: { ...counts },
+  });
 }
 
 /** A database refusing the data itself: data exceptions, integrity violations, program limits. */
@@ -93,12 +103,9 @@ function writeError(err: unknown): HttpError {
   const message = err instanceof Error ? err.message : String(err);
   if (isStoreError(err)) {
     return new HttpError('store_not_ready', `The log store cannot take this write (${message}): apply the schema (node dist/main.js schema) and grant the ingest role INSERT on the log tables (README, "Ingest logs from Vector"); the batch is kept by its sender until then.`, {
-      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+      headers: { 'Retry-After': STORE_RETRY_AFTER_SECONDS },
       cause: err,
     });
   }
-  return new HttpError('database_unavailable', `The log store could not take the write now (${message}); retry shortly.`, {
-    headers: { 'Retry-After': RETRY_AFTER_SECONDS },
-    cause: err,
-  });
+  return databaseUnavailable(err, `The log store could not take the write now (${message}); retry shortly.`);
 }

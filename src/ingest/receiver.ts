@@ -10,10 +10,11 @@ import { HttpError } from '../errors.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { LogWriter } from '../store/engine.ts';
-import { ingestEvents, type IngestCounts } from './ingest.ts';
+import { eventsRejected, ingestEvents, type IngestCounts } from './ingest.ts';
 import { readEvents } from './ingest-body.ts';
 import { SOURCE_NAMES, tableOf } from './sources.ts';
-import { tableStatements } from './statements.ts';
+import type { TableStatements } from './statements.ts';
+import type { LogTable } from '../store/schema.ts';
 
 export interface Ingest {
   /** Store a request's events; resolves with what became of them, or rejects with the HttpError to answer. */
@@ -24,7 +25,8 @@ export interface IngestOptions {
   auth: Authenticator;
   /** Null when ingest is off (no INGEST_TOKENS). */
   writer: LogWriter | null;
-  schema: string;
+  /** The log writer's statements, compiled once at start-up (statements.ts). */
+  statements: Readonly<Record<LogTable, TableStatements>>;
   maxBodyBytes: number;
   metrics: Metrics;
   logger: Logger;
@@ -45,7 +47,7 @@ export function createIngest(opts: IngestOptions): Ingest {
       },
     });
   }
-  const deps = { writer, statements: tableStatements(opts.schema), clock: opts.clock };
+  const deps = { writer, statements: opts.statements, clock: opts.clock };
   return Object.freeze({
     async receive(req: IncomingMessage, params: URLSearchParams): Promise<IngestCounts> {
       const keys = params.getAll('api_key');
@@ -53,14 +55,10 @@ export function createIngest(opts: IngestOptions): Ingest {
       const owner = auth.checkIngest(req.headers, keys.length === 1 ? keys[0]! : null);
       const table = sourceTable(params.getAll('source_name'));
       const { events, bytes } = await readEvents(req, opts.maxBodyBytes);
-      try {
-        const counts = await ingestEvents(deps, table, events, owner);
-        metrics.observeIngest(table, counts, bytes);
-        return counts;
-      } catch (err) {
-        if (err instanceof HttpError && err.code === 'events_rejected') metrics.observeIngest(table, err.details as unknown as IngestCounts, bytes);
-        throw err;
-      }
+      const outcome = await ingestEvents(deps, table, events, owner);
+      metrics.observeIngest(table, outcome.counts, bytes);
+      if (outcome.counts.rejected > 0) throw eventsRejected(outcome);
+      return outcome.counts;
     },
   });
 }

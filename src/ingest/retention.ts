@@ -7,9 +7,9 @@
 import type { Clock } from '../clock.ts';
 import { errorFields, type Logger } from '../ops/logger.ts';
 import type { LogWriter } from '../store/engine.ts';
-import { LOG_TABLES } from '../store/schema.ts';
+import { LOG_TABLES, type LogTable } from '../store/schema.ts';
 import { microsText } from './event-timestamp.ts';
-import { tableStatements } from './statements.ts';
+import type { TableStatements } from './statements.ts';
 
 /** Rows one statement deletes at most. */
 export const RETENTION_BATCH = 5_000;
@@ -23,8 +23,8 @@ export interface Retention {
   stop(): void;
 }
 
-export function startRetention(opts: { writer: LogWriter; schema: string; days: number; clock: Clock; logger: Logger }): Retention {
-  const statements = tableStatements(opts.schema);
+export function startRetention(opts: { writer: LogWriter; statements: Readonly<Record<LogTable, TableStatements>>; days: number; clock: Clock; logger: Logger }): Retention {
+  const { statements } = opts;
   // Its own turn on the embedded store: a long pass never holds back a caller's query.
   const owner = Object.freeze({});
   let running: Promise<number> | undefined;

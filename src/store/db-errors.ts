@@ -19,14 +19,18 @@ const CONNECTION_MESSAGES =
 
 const RETRY_AFTER_SECONDS = '2';
 
+/** The 503 for a database that cannot answer now, with the Retry-After every such answer carries. */
+export function databaseUnavailable(cause: unknown, message?: string): HttpError {
+  return new HttpError('database_unavailable', message, { headers: { 'Retry-After': RETRY_AFTER_SECONDS }, cause });
+}
+
 /** Map an error thrown by an engine to the HttpError of src/errors.ts; unknown errors are returned as `internal`. */
 export function mapDbError(err: unknown, ctx: DbErrorContext): HttpError {
   if (err instanceof HttpError) return err;
   const e = (err ?? {}) as { code?: unknown; message?: unknown };
   const code = typeof e.code === 'string' ? e.code : '';
   const message = typeof e.message === 'string' ? e.message : String(err);
-  const unavailable = () =>
-    new HttpError('database_unavailable', undefined, { headers: { 'Retry-After': RETRY_AFTER_SECONDS }, cause: err });
+  const unavailable = () => databaseUnavailable(err);
 
   if (code === RESULT_TOO_LARGE) return new HttpError('result_too_large', `The result is too large: ${message}; select fewer or smaller values.`, { cause: err });
   if (CONNECTION_ERRNOS.has(code) || (code === '' && CONNECTION_MESSAGES.test(message))) return unavailable();

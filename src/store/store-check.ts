@@ -31,7 +31,7 @@ export function isStoreError(err: unknown): boolean {
 }
 
 /** How soon a caller may retry a store that is not ready: a fix is an operator's command away. */
-const RETRY_AFTER_SECONDS = '5';
+export const STORE_RETRY_AFTER_SECONDS = '5';
 /** A stored query is probed at most this often, however many calls or /ready probes ask. */
 const RECHECK_MS = 1_000;
 
@@ -146,6 +146,6 @@ export class StoreCheck {
 export function storeNotReady(problems: readonly StoreProblem[]): HttpError {
   const text = problems.map((p) => `${p.query}: ${p.what}; to fix it, ${p.fix}`).join(' | ');
   return new HttpError('store_not_ready', `The log store is not ready. ${text}. Calls succeed again once it is fixed, without a restart.`, {
-    headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+    headers: { 'Retry-After': STORE_RETRY_AFTER_SECONDS },
   });
 }

@@ -47,8 +47,8 @@ async function serve(): Promise<void> {
     started.push(`access token (generated for this run; set ACCESS_TOKENS to choose one): ${generated.token}`);
     started.push(`try: curl -H 'X-API-KEY: ${generated.token}' '${service.url}/api/endpoints/query/logs.all?project=default'`);
   }
-  process.stdout.write(started.join('\n') + '\n');
-
+  // Regression: the line was written before these handlers existed, and a supervisor (or
+  // test/process.test.ts) that signals as soon as it reads the line killed the process outright.
   let stopping = false;
   const shutdown = (signal: string) => {
     // A second signal (Ctrl-C twice) means "now", as an operator expects.
@@ -78,6 +78,7 @@ async function serve(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  process.stdout.write(started.join('\n') + '\n');
 }
 
 const USAGE = `usage: node dist/main.js [command]

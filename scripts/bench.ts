@@ -320,7 +320,7 @@ async function ingestRows(b: Bench, pool: pg.Pool, databaseUrl: string): Promise
   const svc = await startNodeChild({
     script: npmStart.script,
     nodeArgs: npmStart.nodeArgs,
-    env: { ...npmStart.env, DATABASE_URL: databaseUrl, INGEST_DATABASE_URL: databaseUrl, ACCESS_TOKENS: b.headers['X-API-KEY']!, INGEST_TOKENS: ingestToken, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', MAX_STATEMENTS_PER_TOKEN: '10000' },
+    env: { ...npmStart.env, DATABASE_URL: databaseUrl, INGEST_DATABASE_URL: databaseUrl, ACCESS_TOKENS: b.headers['X-API-KEY']!, INGEST_TOKENS: ingestToken, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
     ready: /listening on (http:\/\/\S+)/,
   });
   try {
@@ -461,7 +461,7 @@ async function main(): Promise<void> {
         nodeArgs: [...npmStart.nodeArgs, ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(REPO_ROOT, '.bench', 'profiles')] : [])],
         // One client with one token drives all the load: the per-token statement limit would turn most
         // of a c=32 run into 429s, so it is lifted (the bench measures throughput, not fairness).
-        env: { ...npmStart.env, DATABASE_URL: url, ACCESS_TOKENS: token, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: logLevel, POOL_MAX: String(config.poolMax), MAX_STATEMENTS_PER_TOKEN: '10000' },
+        env: { ...npmStart.env, DATABASE_URL: url, ACCESS_TOKENS: token, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: logLevel, POOL_MAX: String(config.poolMax) },
         ready: /listening on (http:\/\/\S+)/,
       });
 

@@ -19,7 +19,7 @@ export const ERRORS = {
   query_error: { status: 400, message: 'The database rejected the query.' },
   resource_limit: { status: 400, message: 'The query exceeded a database resource limit (memory, temporary files, value or row size).' },
   result_too_large: { status: 400, message: 'The result is larger than MAX_RESULT_BYTES; select fewer or smaller values.' },
-  too_many_requests: { status: 429, message: 'This access token already has as many statements running as it may; retry shortly.' },
+  too_many_requests: { status: 429, message: 'This access token already has as many calls waiting as it may; retry later.' },
   payload_too_large: { status: 413, message: 'The request body or query string is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body\'s type or encoding is not accepted.' },
   invalid_body: { status: 400, message: 'The request body could not be read as events.' },
@@ -28,6 +28,7 @@ export const ERRORS = {
   uri_too_long: { status: 414, message: 'The request URL is too long.' },
   query_timeout: { status: 504, message: 'The query exceeded the statement timeout.' },
   database_unavailable: { status: 503, message: 'The database is unavailable; retry shortly.' },
+  overloaded: { status: 503, message: 'Every database connection is busy and too many calls are waiting; retry shortly.' },
   store_not_ready: { status: 503, message: 'The log store does not have what this stored query reads.' },
   internal: { status: 500, message: 'Internal error.' },
 } as const satisfies Record<string, { status: number; message: string }>;

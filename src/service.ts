@@ -18,7 +18,8 @@ import { errorFields, type Logger } from './ops/logger.ts';
 import { Metrics } from './ops/metrics.ts';
 import { buildOpenApi } from './ops/openapi.ts';
 import { ResultCache } from './query/cache/result-cache.ts';
-import { StatementSlots } from './query/fairness.ts';
+import { FairQueue } from './queue/fair-queue.ts';
+import { queuedWriter } from './queue/queued-writer.ts';
 import { POSTGRESQL } from './query/dialect/dialect.ts';
 import { loadRegistry, type Registry } from './query/registry.ts';
 import { loadSqlParser } from './query/sandbox/sql-parser.ts';
@@ -74,18 +75,24 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   cache.startWarming();
   const drain = createDrain();
   const openapi = buildOpenApi(registry, packageVersion());
-  const slots = new StatementSlots(config.maxStatementsPerToken);
+  // One queue per set of connections: the engine's, and the writer's own pool on PostgreSQL (the
+  // embedded store's writer shares the engine's one session, so it takes turns in the same queue).
+  const queueFor = (capacity: number) => new FairQueue({ capacity, maxQueuedPerOwner: config.maxQueuedPerToken, maxQueued: config.poolMaxWaiting, queueTimeoutMs: config.queueTimeoutMs, observer: metrics.queueObserver });
+  const queue = queueFor(engine.concurrency);
+  const rawWriter = opts.writer ?? null;
+  const writerQueue = rawWriter === null || rawWriter.sharesEngine ? null : queueFor(rawWriter.concurrency);
+  const queuedLogWriter = rawWriter === null ? null : queuedWriter(rawWriter, writerQueue ?? queue, writerQueue === null ? opts.engine.notReady : undefined);
   const { callerStatementTimeoutMs } = config;
   // Loaded only in COMPAT=logflare: the translator and the deparser cost the default mode nothing.
   const dialect = config.compat === 'logflare' ? (await import('./query/dialect/bigquery-dialect.ts')).bigQueryDialect(parser) : POSTGRESQL;
   // Probes bypass the meter: they are the service's own, not statements run for callers.
   const store = new StoreCheck(opts.engine, registry.all, config.logSchema, opts.clock);
   const clock = opts.clock ?? SYSTEM_CLOCK;
-  const writer = config.ingestTokens.length > 0 ? (opts.writer ?? null) : null;
+  const writer = config.ingestTokens.length > 0 ? queuedLogWriter : null;
   const statements = tableStatements(config.logSchema);
   const ingest = createIngest({ auth, writer, statements, maxBodyBytes: config.ingestMaxBodyBytes, metrics, logger, clock });
-  const retention = config.retentionDays !== null && opts.writer ? startRetention({ writer: opts.writer, statements, days: config.retentionDays, clock, logger }) : null;
-  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, slots, callerStatementTimeoutMs, dialect, store, ingest });
+  const retention = config.retentionDays !== null && queuedLogWriter ? startRetention({ writer: queuedLogWriter, statements, days: config.retentionDays, clock, logger }) : null;
+  const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, queue, writerQueue, callerStatementTimeoutMs, dialect, store, ingest });
   // Checked once at start-up, in the background (a database still starting must not hold up
   // listening): what is missing is logged with its fix; /ready and the calls report it too.
   // Closing waits for it: the engine's owner may close the engine as soon as close() resolves.

@@ -27,7 +27,7 @@ before(async () => {
   await insertDemoLogs(store.admin, SCHEMA, generateDemoLogs({ rows: 3_000 }));
   await store.admin('analyze');
   // One token stands for many clients here: the per-token statement limit is not under test.
-  service = await startTestService(store, { MAX_STATEMENTS_PER_TOKEN: '1000' });
+  service = await startTestService(store, {});
 });
 
 after(async () => {

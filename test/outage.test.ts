@@ -44,7 +44,7 @@ describe('database outages on PostgreSQL', () => {
     adminUrl = store.url!;
     await insertDemoLogs(store.admin, SCHEMA, generateDemoLogs({ rows: 1_000 }));
     // One token stands for many clients here: the per-token statement limit is not under test.
-    service = await startTestService(store, { QUERIES_DIR: queriesWithSlow(), MAX_STATEMENTS_PER_TOKEN: '1000' });
+    service = await startTestService(store, { QUERIES_DIR: queriesWithSlow() });
     base = service.url;
   });
 

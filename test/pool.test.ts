@@ -1,8 +1,8 @@
 /**
- * Pool exhaustion on real PostgreSQL: more concurrent slow statements than pooled connections.
- * Waiting for a connection is bounded in time (CONNECT_TIMEOUT_MS) and in count (POOL_MAX_WAITING);
- * past either bound a call gets 503 with Retry-After, and the pool never opens more connections
- * than POOL_MAX.
+ * Pool exhaustion on real PostgreSQL: more concurrent slow statements than pooled connections, all
+ * from one token. Waiting for a connection (src/queue/fair-queue.ts) is bounded in time
+ * (QUEUE_TIMEOUT_MS: 429, the token waits on its own statements) and in count (POOL_MAX_WAITING:
+ * 503 overloaded), each with Retry-After, and the pool never opens more connections than POOL_MAX.
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
@@ -66,10 +66,9 @@ describe('pool exhaustion on PostgreSQL', () => {
   const opened: { store: TestStore; service: Service }[] = [];
   const faults = watchProcessFaults();
 
-  async function open(options: { connectTimeoutMs: number; poolMaxWaiting?: number }) {
-    const store = await pgFactory.open({ poolMax: POOL_MAX, ...options });
-    // One token stands for many clients here: the per-token statement limit is not under test.
-    const service = await startTestService(store, { QUERIES_DIR: queriesWithSlow(), MAX_STATEMENTS_PER_TOKEN: '1000' });
+  async function open(env: Record<string, string> = {}) {
+    const store = await pgFactory.open({ poolMax: POOL_MAX, connectTimeoutMs: 5_000 });
+    const service = await startTestService(store, { QUERIES_DIR: queriesWithSlow(), ...env });
     opened.push({ store, service });
     // Both connections open beforehand, so connection set-up time is not part of what is measured.
     await Promise.all(Array.from({ length: POOL_MAX }, (_, i) => call(service.url, slowPath(0.1, `warm-${i}`))));
@@ -85,16 +84,16 @@ describe('pool exhaustion on PostgreSQL', () => {
   });
 
   test(`the wait for a connection is bounded in time: ${CALLS} calls, ${POOL_MAX} connections, 500 ms wait`, async () => {
-    const { store, service } = await open({ connectTimeoutMs: 500 });
+    const { store, service } = await open({ QUEUE_TIMEOUT_MS: '500' });
     const { outcomes, maxConnections } = await burst(service, store, 'time');
     const summary = describeOutcomes(outcomes);
     console.log(`pool, time bound: ${summary}; at most ${maxConnections} connections`);
     const ok = outcomes.filter((o) => o.status === 200);
-    const refused = outcomes.filter((o) => o.status === 503);
+    const refused = outcomes.filter((o) => o.status === 429);
     assert.equal(ok.length, POOL_MAX, summary);
     assert.equal(refused.length, CALLS - POOL_MAX, summary);
     for (const o of refused) {
-      assert.equal(o.code, 'database_unavailable');
+      assert.equal(o.code, 'too_many_requests');
       assert.match(o.retryAfter ?? '', /^\d+$/);
       // Queued for about the connect timeout, then refused; well before the sleepers finish.
       assert.ok(o.ms >= 400 && o.ms < SLEEP_S * 1000 + 500, summary);
@@ -107,7 +106,7 @@ describe('pool exhaustion on PostgreSQL', () => {
 
   test(`the wait queue is bounded in length: ${CALLS} calls, ${POOL_MAX} connections, 3 may wait`, async () => {
     const waiting = 3;
-    const { store, service } = await open({ connectTimeoutMs: 5_000, poolMaxWaiting: waiting });
+    const { store, service } = await open({ POOL_MAX_WAITING: String(waiting) });
     const { outcomes, maxConnections } = await burst(service, store, 'count');
     const summary = describeOutcomes(outcomes);
     console.log(`pool, queue bound: ${summary}; at most ${maxConnections} connections`);
@@ -117,7 +116,7 @@ describe('pool exhaustion on PostgreSQL', () => {
     assert.equal(ok.length, POOL_MAX + waiting, summary);
     assert.equal(refused.length, CALLS - POOL_MAX - waiting, summary);
     for (const o of refused) {
-      assert.equal(o.code, 'database_unavailable');
+      assert.equal(o.code, 'overloaded');
       assert.match(o.retryAfter ?? '', /^\d+$/);
       assert.ok(o.ms < SLEEP_S * 1000, `refused only after ${o.ms.toFixed(0)} ms: ${summary}`);
     }
@@ -129,7 +128,7 @@ describe('pool exhaustion on PostgreSQL', () => {
   });
 
   test('a caller that leaves while waiting for a connection costs no statement', async () => {
-    const { service } = await open({ connectTimeoutMs: 5_000 });
+    const { service } = await open();
     const started = performance.now();
     const holders = Array.from({ length: POOL_MAX }, (_, i) => call(service.url, slowPath(SLEEP_S, `hold-${i}`)));
     await new Promise((r) => setTimeout(r, 100));

@@ -21,7 +21,7 @@ export const SCRIPT_TOKEN = 'script-token-0123456789abcdef';
 
 export async function startInProcess(overrides: Record<string, string> = {}): Promise<InProcess> {
   // The script's one token stands for many clients: no per-token statement limit unless asked for.
-  const config = readConfig({ LOG_LEVEL: 'warn', MAX_STATEMENTS_PER_TOKEN: '10000', ...process.env, PORT: '0', ACCESS_TOKENS: SCRIPT_TOKEN, ACCESS_TOKENS_FILE: '', ...overrides });
+  const config = readConfig({ LOG_LEVEL: 'warn', ...process.env, PORT: '0', ACCESS_TOKENS: SCRIPT_TOKEN, ACCESS_TOKENS_FILE: '', ...overrides });
   const logger = createLogger(config.logLevel);
   const { engine, writer } = await openEngine(config, logger);
   const service = await startService({ config, engine, writer, grants: config.accessTokens, logger });

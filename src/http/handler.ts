@@ -59,9 +59,10 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
   const failed = (ctx: RequestContext, err: unknown): void => {
     const httpErr = err instanceof HttpError ? err : new HttpError('internal', undefined, { cause: err });
     ctx.code = httpErr.code;
-    // A statement cancelled because its caller left ends in 57014 like a timeout, but nothing failed:
-    // the request line already says 499, and an error line per closed browser tab would be noise.
-    const cancelledForLeaving = httpErr.code === 'query_timeout' && ctx.abandoned;
+    // A statement cancelled because its caller left ends in 57014 like a timeout, and a queued turn
+    // in an AbortError, but nothing failed: the request line already says 499, and an error line
+    // per closed browser tab would be noise.
+    const cancelledForLeaving = ctx.abandoned && (httpErr.code === 'query_timeout' || (err instanceof Error && err.name === 'AbortError'));
     if (httpErr.status >= 500 && !cancelledForLeaving) logger.error('request failed', { request_id: ctx.requestId, code: httpErr.code, ...errorFields(err) });
     sendError(ctx.req, ctx.res, httpErr, ctx.headers);
   };

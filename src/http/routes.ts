@@ -10,7 +10,7 @@ import type { OpenApi } from '../ops/openapi.ts';
 import type { ResultCache } from '../query/cache/result-cache.ts';
 import { REDACT_HEADER, redactionApplies } from '../query/redaction.ts';
 import type { Registry, StoredQuery } from '../query/registry.ts';
-import type { StatementSlots } from '../query/fairness.ts';
+import { mergeQueueStats, type FairQueue } from '../queue/fair-queue.ts';
 import type { Dialect } from '../query/dialect/dialect.ts';
 import type { PreparedCalls } from '../query/prepared-calls.ts';
 import { runQuery, type QueryAnswer } from '../query/run-query.ts';
@@ -37,7 +37,10 @@ export interface RouteDeps {
   metrics: Metrics;
   drain: Drain;
   openapi: OpenApi;
-  slots: StatementSlots;
+  /** Turns on the engine's connections (queue/fair-queue.ts). */
+  queue: FairQueue;
+  /** The writer's queue when it is not `queue` (PostgreSQL's ingest pool); for /metrics. */
+  writerQueue: FairQueue | null;
   callerStatementTimeoutMs: number;
   dialect: Dialect;
   /** Whether the log store has what each stored query reads (/ready, and calls that fail so). */
@@ -68,6 +71,7 @@ export const ROUTES: Readonly<Record<RouteKind, RouteHandler>> = Object.freeze({
       cache: () => cache.stats(),
       pool: () => engine.poolStats?.() ?? { total: 0, idle: 0, waiting: 0, max: 0 },
       inFlight: () => drain.inFlight,
+      queue: () => mergeQueueStats(deps.queue.stats(), deps.writerQueue?.stats()),
     });
     const body = Buffer.from(text, 'utf8');
     ctx.res.writeHead(200, [...ctx.headers, 'Content-Type', METRICS_CONTENT_TYPE, 'Content-Length', body.length, 'Cache-Control', 'no-store']);

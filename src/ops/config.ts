@@ -19,14 +19,17 @@ export interface Config {
   embeddedMemoryMb: number;
   statementTimeoutMs: number;
   callerStatementTimeoutMs: number;
-  maxStatementsPerToken: number;
+  /** Calls one token may have waiting for a connection (fair-queue.ts); one more is answered 429. */
+  maxQueuedPerToken: number;
+  /** Longest a call waits for a connection before 429 (its own load) or 503 (everyone's). */
+  queueTimeoutMs: number;
   maxResultBytes: number;
   cacheMaxEntries: number;
   cacheMaxBytes: number;
   corsOrigin: string;
   logLevel: LogLevel;
   poolMax: number;
-  /** Requests allowed to wait for a pooled connection at once; more are answered 503 at once. */
+  /** Calls all tokens together may have waiting for a connection; one more is answered 503 at once. */
   poolMaxWaiting: number;
   connectTimeoutMs: number;
   /** Keep stored queries' SQL prepared on each pg connection (off behind a pooler without prepared statements). */
@@ -96,10 +99,11 @@ export const SETTINGS = Object.freeze({
   SEED_ROWS: { default: '5000', range: [0, 10_000_000], help: 'edge rows of demo data written to an empty embedded store (others proportional)' },
   STATEMENT_TIMEOUT_MS: { default: '15000', range: [1, 3_600_000], help: 'per statement, enforced by PostgreSQL (the embedded engine: by replacing its worker)' },
   CALLER_STATEMENT_TIMEOUT_MS: { default: '5000', range: [1, 3_600_000], help: 'statement timeout for calls with caller `sql` or a regular-expression parameter (at most `STATEMENT_TIMEOUT_MS`)' },
-  MAX_STATEMENTS_PER_TOKEN: { default: 'half of `POOL_MAX` (all of it with `COMPAT=logflare`)', range: [1, 10_000], help: 'statements one access token may have running at once (uncached calls, cache misses); one more is answered 429, so one token never holds the whole pool' },
+  MAX_QUEUED_PER_TOKEN: { default: 'the larger of 100 and 4 × `POOL_MAX`', range: [0, 100_000], help: 'calls one token may have waiting for a connection (uncached calls, cache misses, ingest batches); one more is answered 429 with `Retry-After` ([queueing](#limits-and-fair-queueing))' },
+  QUEUE_TIMEOUT_MS: { default: '10000', range: [1, 600_000], help: 'longest a call waits for a connection: then 429 if its token\'s own statements fill its share, else 503 `overloaded`' },
   MAX_RESULT_BYTES: { default: '16777216', range: [1024, 2 ** 31 - 1], help: 'largest result a call may produce (400 `result_too_large` beyond)' },
   POOL_MAX: { default: '10', range: [1, 1000], help: 'connections to `DATABASE_URL`' },
-  POOL_MAX_WAITING: { default: '100', range: [0, 100_000], help: 'calls that may wait for a busy pool; one more is answered 503 at once (0: never wait)' },
+  POOL_MAX_WAITING: { default: '1000', range: [0, 100_000], help: 'calls all tokens together may have waiting for a connection; one more is answered 503 `overloaded` at once (0: never wait)' },
   PREPARED_STATEMENTS: { default: '`on`', help: '`on`: each stored query\'s own SQL is prepared once per connection to `DATABASE_URL` and not parsed again on every uncached call (caller `sql` never is); `off` behind a pooler in transaction mode without prepared-statement support (pgbouncer before 1.21)' },
   CONNECT_TIMEOUT_MS: { default: '2000', range: [1, 600_000], help: 'wait for a connection (new, or from a busy pool) before answering 503' },
   CACHE_MAX_ENTRIES: { default: '1000', range: [1, 10_000_000], help: 'result cache bound (entries)' },
@@ -207,9 +211,8 @@ export function readConfig(env: Env = process.env): Config {
     embeddedMemoryMb: int('EMBEDDED_MEMORY_MB'),
     statementTimeoutMs,
     callerStatementTimeoutMs: Math.min(int('CALLER_STATEMENT_TIMEOUT_MS'), statementTimeoutMs),
-    // Studio calls with one token for all its users (LOGFLARE_PRIVATE_ACCESS_TOKEN): half the pool
-    // per token would make Studio's own parallel page loads queue behind each other as 429s.
-    maxStatementsPerToken: int('MAX_STATEMENTS_PER_TOKEN', compat === 'logflare' ? poolMax : Math.ceil(poolMax / 2)),
+    maxQueuedPerToken: int('MAX_QUEUED_PER_TOKEN', Math.max(100, 4 * poolMax)),
+    queueTimeoutMs: int('QUEUE_TIMEOUT_MS'),
     maxResultBytes: int('MAX_RESULT_BYTES'),
     cacheMaxEntries: int('CACHE_MAX_ENTRIES'),
     cacheMaxBytes: int('CACHE_MAX_BYTES'),
@@ -237,6 +240,11 @@ export function readConfig(env: Env = process.env): Config {
   });
 }
 
+/** Settings of earlier versions, with what replaced them. */
+const REMOVED_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
+  MAX_STATEMENTS_PER_TOKEN: 'calls beyond a token\'s share now wait in its queue (MAX_QUEUED_PER_TOKEN, QUEUE_TIMEOUT_MS) instead of being refused',
+});
+
 /**
  * Variables within two edits of a setting (one for short names) that are not settings themselves:
  * `DATABSE_URL=…` would otherwise quietly start the demo store. A warning, not an error: the
@@ -247,6 +255,11 @@ function misspeltSettings(env: Env): string[] {
   const warnings: string[] = [];
   for (const name of Object.keys(env).sort()) {
     if (name in SETTINGS) continue;
+    const removed = REMOVED_SETTINGS[name];
+    if (removed !== undefined) {
+      warnings.push(`environment variable ${name} is no longer a setting and is ignored: ${removed}`);
+      continue;
+    }
     const near = closest(name, known);
     if (near !== undefined) warnings.push(`environment variable ${name} is not a setting and is ignored; did you mean ${near}?`);
   }

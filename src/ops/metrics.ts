@@ -7,6 +7,7 @@
 import type { CacheStats } from '../query/cache/result-cache.ts';
 import type { PoolStats } from '../store/engine.ts';
 import type { QueryOutcome } from '../store/metered-engine.ts';
+import { QUEUE_CLASSES, type QueueClass, type QueueObserver, type QueueRejection, type QueueStats } from '../queue/fair-queue.ts';
 
 export const INGEST_OUTCOMES = ['accepted', 'stored', 'duplicate', 'rejected', 'dropped'] as const;
 export type IngestOutcome = (typeof INGEST_OUTCOMES)[number];
@@ -23,6 +24,7 @@ export interface MetricsSources {
   cache(): CacheStats;
   pool(): PoolStats;
   inFlight(): number;
+  queue(): QueueStats;
 }
 
 /** One finished HTTP request. `query` is the stored query's name ('' when none was resolved). */
@@ -44,6 +46,15 @@ export class Metrics {
   private readonly dbSeconds = new Histogram();
   private readonly ingestEvents = new Counter();
   private readonly ingestBytes = new Counter();
+  private readonly queueWait = new Histogram();
+  private readonly queueRejections = new Counter();
+  private readonly queueAbandoned = new Counter();
+  /** What the fair queues report as it happens (queue/fair-queue.ts); labelled by class, never by token. */
+  readonly queueObserver: QueueObserver = Object.freeze({
+    waited: (cls: QueueClass, ms: number) => this.queueWait.observe({ class: cls }, ms / 1000),
+    rejected: (cls: QueueClass, reason: QueueRejection) => this.queueRejections.inc({ class: cls, reason }),
+    abandoned: (cls: QueueClass) => this.queueAbandoned.inc({ class: cls }),
+  });
   private readonly startedAtSeconds: number;
 
   constructor(now: () => number = Date.now) {
@@ -114,6 +125,14 @@ export class Metrics {
     ]);
     family('endpoints_db_pool_waiting', 'gauge', 'Statements waiting for a database connection.', single('endpoints_db_pool_waiting', pool.waiting));
     family('endpoints_db_pool_max', 'gauge', 'Most database connections the service opens (POOL_MAX).', single('endpoints_db_pool_max', pool.max));
+
+    const queue = sources.queue();
+    const byClass = (name: string, pick: (s: QueueStats[QueueClass]) => number) => QUEUE_CLASSES.map((c) => `${name}{class="${c}"} ${formatNumber(pick(queue[c]))}`);
+    family('endpoints_queue_waiting', 'gauge', 'Calls waiting for a database connection, by class (query, ingest, warming, retention).', byClass('endpoints_queue_waiting', (s) => s.waiting));
+    family('endpoints_queue_running', 'gauge', 'Statements running on a connection the queue gave, by class.', byClass('endpoints_queue_running', (s) => s.running));
+    family('endpoints_queue_wait_seconds', 'histogram', 'How long a turn waited for a connection (0 when one was free), by class.', this.queueWait.lines('endpoints_queue_wait_seconds'));
+    family('endpoints_queue_rejections_total', 'counter', 'Calls refused by the queue, by class and reason (token_queue_full: 429; queue_full: 503; queue_timeout: 429 or 503).', this.queueRejections.lines('endpoints_queue_rejections_total'));
+    family('endpoints_queue_abandoned_total', 'counter', 'Calls whose caller went away while they waited, by class.', this.queueAbandoned.lines('endpoints_queue_abandoned_total'));
 
     family('endpoints_ingest_events_total', 'counter', 'Ingested events by table and outcome: accepted (received), stored, duplicate (id already stored), rejected, dropped (over an hour in the future).', this.ingestEvents.lines('endpoints_ingest_events_total'));
     family('endpoints_ingest_bytes_total', 'counter', 'Ingest request body bytes (decompressed) by table.', this.ingestBytes.lines('endpoints_ingest_bytes_total'));

@@ -15,7 +15,7 @@ export const PREPARED_CALLS_MAX = 512;
 /** Longer query strings (large `sql`) are prepared each time rather than held. */
 export const PREPARED_SEARCH_MAX_CHARS = 2048;
 
-type PrepareDeps = Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs' | 'store'>;
+type PrepareDeps = Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs' | 'store' | 'queue'>;
 /** Reads a query string into parameters and `sql` (the HTTP layer's readSearch). */
 type ParseSearch = (search: string) => { raw: RawParams; sql: string | null };
 

@@ -16,7 +16,7 @@ import { validateParams, type RawParams } from './params.ts';
 import { applyRedaction } from './redaction.ts';
 import type { StoredQuery } from './registry.ts';
 import type { Dialect } from './dialect/dialect.ts';
-import { StatementSlots } from './fairness.ts';
+import type { FairQueue, Promotion } from '../queue/fair-queue.ts';
 import type { StoreCheck } from '../store/store-check.ts';
 
 /** Who is calling and how to notice that they left: per request, never part of a prepared call. */
@@ -39,7 +39,8 @@ export interface QueryAnswer {
 export interface QueryDeps {
   engine: Engine;
   cache: ResultCache;
-  slots: StatementSlots;
+  /** Turns on the engine's connections, fair between tokens (queue/fair-queue.ts). */
+  queue: FairQueue;
   /** Statement timeout for calls carrying caller SQL or a regular-expression parameter (ms). */
   callerStatementTimeoutMs: number;
   /** The dialect caller sql is written in. */
@@ -78,22 +79,23 @@ export interface PreparedCall {
   statement: Statement;
   /** The cache entry's key and the policy it is kept under; null when the stored query is not cached. */
   cached: { key: string; policy: CachedPolicy } | null;
-  /** The plain load, kept with the cache entry for warming (a refresh has no caller to cancel it). */
-  load: () => Promise<EncodedResult>;
+  /** The warming load, kept with the cache entry: a background turn, raised when a caller waits for it. */
+  load: (promotion?: Promotion) => Promise<EncodedResult>;
   /** Milliseconds spent translating caller sql for this call, when it was translated now. */
   translateMs: number | undefined;
 }
 
 /** Validate, bind and decide; throws the 400s of bad parameters and refused caller SQL. */
-export function prepareCall(q: StoredQuery, raw: RawParams, callerSql: string | null, redact: boolean, deps: Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs' | 'store'>): PreparedCall {
+export function prepareCall(q: StoredQuery, raw: RawParams, callerSql: string | null, redact: boolean, deps: Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs' | 'store' | 'queue'>): PreparedCall {
   const { sql, params, values, translateMs } = bindStatement(q, raw, callerSql, deps.dialect);
   // What the caller controls (its SQL, a regular expression) gets the shorter statement timeout.
   const timeoutMs = callerSql !== null || q.regexParam !== undefined ? deps.callerStatementTimeoutMs : undefined;
   const statement: Statement = { q, sql, params, values, redact, timeoutMs, callerSql: callerSql !== null };
   const policy = q.cachePolicy;
   const cached = policy.cached ? { key: cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: callerSql, redact }), policy } : null;
-  const { engine, store } = deps;
-  return { statement, cached, load: () => loadResult(engine, store, statement), translateMs };
+  const { engine, store, queue } = deps;
+  const load = (promotion?: Promotion) => queue.run(WARMING, () => loadResult(engine, store, statement), { cls: 'warming', background: true, hold: engine.notReady, ...(promotion ? { promotion } : {}) });
+  return { statement, cached, load, translateMs };
 }
 
 /**
@@ -116,16 +118,21 @@ function cachedAnswer(deps: Pick<QueryDeps, 'cache'>, call: PreparedCall): Query
 async function loadAnswer(deps: QueryDeps, call: PreparedCall, caller: QueryCaller, owner: object): Promise<QueryAnswer> {
   const { statement, cached, translateMs } = call;
   if (cached === null) {
-    // Only an uncached call may be cancelled by its caller: a cached load is shared with other waiters.
-    const result = await deps.slots.run(owner, () => loadResult(deps.engine, deps.store, statement, caller.clientGone(), owner));
+    // Only an uncached call may be cancelled by its caller, queued or running: a cached load is
+    // shared with other waiters.
+    const signal = caller.clientGone();
+    const result = await deps.queue.run(owner, () => loadResult(deps.engine, deps.store, statement, signal), { cls: 'query', signal, hold: deps.engine.notReady });
     return { result, cache: 'bypass', ageMs: 0, ttlRemainingMs: 0, translateMs };
   }
   const { key, policy } = cached;
-  // The caller whose miss starts the load pays with its slot; warming refreshes re-run the plain load.
-  // cachedAnswer has just looked for a fresh entry: straight to the load.
-  const answer = await deps.cache.fill(key, policy, call.load, () => deps.slots.run(owner, () => loadResult(deps.engine, deps.store, statement, undefined, owner)));
+  // The caller whose miss starts the load takes the turn in its token's queue; warming refreshes
+  // take background turns. cachedAnswer has just looked for a fresh entry: straight to the load.
+  const answer = await deps.cache.fill(key, policy, call.load, () => deps.queue.run(owner, () => loadResult(deps.engine, deps.store, statement), { cls: 'query', hold: deps.engine.notReady }));
   return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs, translateMs };
 }
+
+/** Whose turns warming refreshes take: the service's own, in no token's queue. */
+const WARMING: object = Object.freeze({});
 
 /** What one call runs, bound and decided: everything loadResult needs. */
 export interface Statement {
@@ -143,11 +150,11 @@ export interface Statement {
  * Run the statement and encode its answer (max rows, redaction). A module function rather than a
  * closure built per call: a cache hit, the common case, never runs it.
  */
-async function loadResult(engine: Engine, store: StoreCheck, s: Statement, signal?: AbortSignal, owner?: object): Promise<EncodedResult> {
+async function loadResult(engine: Engine, store: StoreCheck, s: Statement, signal?: AbortSignal): Promise<EncodedResult> {
   const started = performance.now();
   let rows;
   try {
-    rows = await engine.query(s.sql, s.params, { stored: !s.callerSql, ...(signal ? { signal } : {}), ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }), ...(owner ? { owner } : {}) });
+    rows = await engine.query(s.sql, s.params, { stored: !s.callerSql, ...(signal ? { signal } : {}), ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }) });
   } catch (err) {
     throw (await store.callError(s.q, err, s.callerSql)) ?? mapDbError(err, { callerSql: s.callerSql, regexParam: s.q.regexParam, params: s.values });
   }

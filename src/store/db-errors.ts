@@ -15,7 +15,7 @@ export interface DbErrorContext {
 const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOENT']);
 // "Query read timeout": no answer within statement timeout + margin, so the connection is presumed dead.
 const CONNECTION_MESSAGES =
-  /timeout exceeded when trying to connect|too many requests waiting for a database connection|Connection terminated|connection (?:is )?closed|Client has encountered a connection error|Client was closed and is not queryable|Query read timeout|Cannot use a pool after calling end|the database system is (?:starting up|shutting down|in recovery mode)|embedded database is closed/i;
+  /timeout exceeded when trying to connect|Connection terminated|connection (?:is )?closed|Client has encountered a connection error|Client was closed and is not queryable|Query read timeout|Cannot use a pool after calling end|the database system is (?:starting up|shutting down|in recovery mode)|embedded database is closed/i;
 
 const RETRY_AFTER_SECONDS = '2';
 

@@ -4,12 +4,20 @@ export type Row = Record<string, unknown>;
 /** The small interface both engines (pg pool, embedded PGlite) implement. */
 export interface Engine {
   readonly name: 'pg' | 'pglite';
+  /** Statements it runs at once (its pool's connections; 1 for one session): the queue in front of it fills these. */
+  readonly concurrency: number;
   /** Run one read-only statement with positional text parameters ($1…); values never enter SQL text. */
   query(sql: string, params: readonly (string | null)[], options?: QueryOptions): Promise<Row[]>;
   /** Resolve when the database answers a trivial query; reject otherwise. */
   ping(): Promise<void>;
   /** Release connections; further queries fail. */
   close(): Promise<void>;
+  /**
+   * While the engine cannot start a statement (the embedded engine replacing a worker): a promise
+   * that settles when it can. The fair queue keeps the turn of the statement that caused it until
+   * then, so its owner, not the next one, is charged the wait. Undefined when ready.
+   */
+  notReady?(): Promise<void> | undefined;
   /** Connection pool occupancy for /metrics; an engine without a pool leaves it out. */
   poolStats?(): PoolStats;
 }
@@ -27,8 +35,6 @@ export interface QueryOptions {
   signal?: AbortSignal;
   /** A statement timeout shorter than the session's, for this statement (57014 when it fires). */
   timeoutMs?: number;
-  /** Who the statement runs for (one object per access token); an engine that queues takes turns by it. */
-  owner?: object;
   /**
    * The SQL text is a stored query's own, one of a small fixed set (never caller SQL): an engine
    * may keep it prepared on each connection instead of parsing it on every call.
@@ -44,10 +50,24 @@ export interface AdminExec {
 /**
  * Writes to the log tables (ingest and retention): never the query path's connections, role or
  * read-only sessions. PostgreSQL: its own small pool on INGEST_DATABASE_URL (pg-writer.ts); the
- * embedded store: its one session, taking fair turns with queries by owner (pglite-engine.ts).
+ * embedded store: its one session, shared with queries (pglite-engine.ts).
  */
 export interface LogWriter {
+  /** Statements it runs at once (queue/queued-writer.ts fills these). */
+  readonly concurrency: number;
+  /** It writes through the engine's own session (the embedded store), so it shares the engine's queue. */
+  readonly sharesEngine: boolean;
   /** Run one statement in its own read-write transaction; resolve with the rows it affected. */
-  write(sql: string, params: readonly unknown[], options?: { owner?: object }): Promise<number>;
+  write(sql: string, params: readonly unknown[], turn?: WriteTurn): Promise<number>;
   close(): Promise<void>;
+}
+
+/** Whom a write is for, as the queue in front of the writer orders it (queue/queued-writer.ts). */
+export interface WriteTurn {
+  /** The ingest token's principal, or the service's own for retention. */
+  owner: object;
+  /** Retention: runs only when no ingest batch waits. */
+  background?: boolean;
+  /** Fires when the sender goes away: a queued write leaves the queue. */
+  signal?: AbortSignal;
 }

@@ -14,6 +14,7 @@ export function meterEngine(inner: Engine, observe: (outcome: QueryOutcome, dura
   let inFlight = 0;
   return {
     name: inner.name,
+    concurrency: inner.concurrency,
     async query(sql, params, options = {}) {
       const started = performance.now();
       inFlight++;
@@ -28,6 +29,7 @@ export function meterEngine(inner: Engine, observe: (outcome: QueryOutcome, dura
         inFlight--;
       }
     },
+    ...(inner.notReady ? { notReady: inner.notReady } : {}),
     ping: () => inner.ping(),
     close: () => inner.close(),
     poolStats() {

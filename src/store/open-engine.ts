@@ -32,7 +32,6 @@ export async function openEngine(config: Config, logger: Logger): Promise<Opened
       schema: config.logSchema,
       statementTimeoutMs: config.statementTimeoutMs,
       poolMax: config.poolMax,
-      poolMaxWaiting: config.poolMaxWaiting,
       connectTimeoutMs: config.connectTimeoutMs,
       preparedStatements: config.preparedStatements,
       maxResultBytes: config.maxResultBytes,

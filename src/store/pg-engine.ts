@@ -9,12 +9,6 @@ export interface PgEngineOptions {
   schema: string;
   statementTimeoutMs: number;
   poolMax: number;
-  /**
-   * Requests allowed to wait for a connection while all `poolMax` are busy; one more is refused at
-   * once (`database_unavailable`) instead of joining an ever longer queue. Unset: no cap (each wait
-   * is still bounded by connectTimeoutMs).
-   */
-  poolMaxWaiting?: number;
   /** How long a request waits for a connection (new or from the pool) before `database_unavailable`. */
   connectTimeoutMs: number;
   /**
@@ -68,7 +62,6 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
   const readTimeoutMs = opts.readTimeoutMs ?? opts.statementTimeoutMs + 5_000;
   const pool = new pg.Pool(config);
   pool.on('error', (err) => opts.onIdleError?.(err));
-  const maxWaiting = opts.poolMaxWaiting ?? Infinity;
   const maxResultBytes = opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   // Clients that have answered a statement: a failure on one of these may be a connection that died while idle.
   const seasoned = new WeakSet<pg.PoolClient>();
@@ -85,7 +78,6 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
 
   /** One try on one pooled connection; `name` set: run as that named (prepared) statement. */
   async function attempt(sql: string, params: readonly (string | null)[], signal: AbortSignal | undefined, timeoutMs: number | undefined, name: string | undefined): Promise<Attempt> {
-    if (pool.idleCount === 0 && pool.totalCount >= opts.poolMax && pool.waitingCount >= maxWaiting) throw new Error(QUEUE_FULL);
     const client = await pool.connect();
     if (signal?.aborted) {
       // The caller left while we waited for a connection: don't spend the database on it.
@@ -164,6 +156,7 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
 
   return {
     name: 'pg',
+    concurrency: opts.poolMax,
     query,
     // On a connection of its own, outside the pool: /ready reflects whether the database answers,
     // not whether callers have every pooled connection busy.
@@ -186,9 +179,6 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
 }
 
 type Attempt = { ok: true; rows: Row[] } | { ok: false; error: unknown; retry: boolean };
-
-/** Message of the error for a full wait queue; db-errors.ts maps it to `database_unavailable`. */
-const QUEUE_FULL = 'too many requests waiting for a database connection';
 
 /**
  * Whether the client's connection is gone. Errors the server reports carry a severity and leave the

@@ -28,6 +28,8 @@ export function createPgWriter(opts: PgWriterOptions): LogWriter {
   });
   pool.on('error', (err) => opts.onIdleError?.(err));
   return Object.freeze({
+    concurrency: opts.poolMax,
+    sharesEngine: false,
     async write(sql: string, params: readonly unknown[]): Promise<number> {
       // One statement is its own transaction (autocommit): answered only once committed.
       const result = await pool.query(sql, params as unknown[]);

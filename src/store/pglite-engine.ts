@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { RawJson } from '../query/encode.ts';
 import type { ResponseShape } from '../query/logflare-shape.ts';
@@ -30,21 +29,17 @@ interface Pending {
   body: JobBody;
   /** A statement timeout shorter than the session's, for this statement. */
   timeoutMs?: number;
-  /** Whose turn this is (QueryOptions.owner); statements without one share the NO_OWNER turn. */
-  owner: object;
   resolve(reply: Reply): void;
   reject(err: Error): void;
   signal: AbortSignal | undefined;
   onAbort?: () => void;
 }
 
-/** The statement in the worker: its timeout timer, and its fair-queueing tag and start (takeTurn). */
+/** The statement in the worker and its timeout timer. */
 interface Running {
   pending: Pending;
   id: number;
   timer: NodeJS.Timeout | undefined;
-  tag: number;
-  started: number;
 }
 
 /**
@@ -94,9 +89,6 @@ const WORKER_HEAP_MB = 1024;
  */
 export const DEFAULT_EMBEDDED_MEMORY_MB = 256;
 
-/** The owner of statements that run for nobody in particular (admin writes, refreshes). */
-const NO_OWNER: object = Object.freeze({});
-
 /** How long a statement whose caller went away may still run before its worker is replaced. */
 const CANCEL_GRACE_MS = 500;
 
@@ -138,13 +130,6 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
   };
   if (opts.dataDir === null) process.once('exit', removeOwnDir);
   let starting: Promise<void> = Promise.resolve();
-  // Fair shares of the one session between owners (takeTurn): owner → the session time it has
-  // used, in virtual milliseconds (owners are a bounded set: tokens); virtualNow is the start tag
-  // of the statement that last began.
-  const used = new Map<object, number>();
-  let virtualNow = 0;
-  // The owner whose statement made the worker be replaced, charged for its start-up too.
-  let restartCharge: { owner: object; since: number } | null = null;
   // A replacement worker that could not start: the engine is down until the process restarts.
   let startError: Error | null = null;
 
@@ -165,8 +150,6 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
         if (w !== worker) return;
         if ('ready' in msg) {
           ready = true;
-          if (restartCharge !== null) charge(restartCharge.owner, performance.now() - restartCharge.since);
-          restartCharge = null;
           resolve();
           pump();
         } else if ('failed' in msg) {
@@ -174,7 +157,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
         } else if (running !== null && msg.id === running.id) {
           const { pending, timer } = running;
           clearTimeout(timer);
-          finish(running);
+          running = null;
           settle(pending, msg);
           // Not a PostgreSQL error (a WASM trap, memory exhausted): the instance cannot be trusted.
           if (!msg.ok && msg.error.code === undefined) cutOff(undefined, null);
@@ -207,8 +190,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
     if (running !== null && running.id === id) {
       clearTimeout(running.timer);
       if (err !== null) running.pending.reject(err);
-      restartCharge = { owner: running.pending.owner, since: performance.now() };
-      finish(running);
+      running = null;
     }
     const old = worker;
     worker = null;
@@ -225,55 +207,22 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
 
   function pump(): void {
     if (!ready || running !== null || worker === null) return;
-    const current = takeTurn();
+    // In arrival order: callers' turns are decided before they get here (queue/fair-queue.ts).
+    const current = queue.shift();
     if (current === undefined) return;
     const id = nextId++;
     // Queries always have a statement timeout; writes their own (the log writer's); admin work none.
     const limitMs = current.body.kind === 'query' ? Math.min(opts.statementTimeoutMs, current.timeoutMs ?? Infinity) : current.timeoutMs;
     const timer = limitMs === undefined ? undefined : setTimeout(() => cutOff(id, TIMEOUT()), limitMs);
-    running = { pending: current, id, timer, tag: virtualNow, started: performance.now() };
+    running = { pending: current, id, timer };
     worker.postMessage({ ...current.body, id } as Job);
   }
 
-  /**
-   * The next statement: the queued one whose owner has used the least of the session (first
-   * queued among equals). One session serves every caller here, so owners share its time, not its
-   * turns: a token whose statements hold it for seconds (each cut off at the caller timeout, then a
-   * worker start-up, both charged to it) waits while others use as much time, instead of taking
-   * every other turn. This is start-time fair queueing: an owner's statement is tagged with the
-   * later of its owner's used time and the tag of the statement that last began, so time spent
-   * idle earns no credit.
-   */
-  function takeTurn(): Pending | undefined {
-    let best = -1;
-    let bestTag = Infinity;
-    for (let i = 0; i < queue.length; i++) {
-      const tag = Math.max(used.get(queue[i]!.owner) ?? 0, virtualNow);
-      if (tag < bestTag) {
-        best = i;
-        bestTag = tag;
-      }
-    }
-    if (best === -1) return undefined;
-    virtualNow = bestTag;
-    return queue.splice(best, 1)[0];
-  }
-
-  /** The running statement ended (answered or cut off): charge its owner the time it took. */
-  function finish(r: Running): void {
-    running = null;
-    used.set(r.pending.owner, r.tag + (performance.now() - r.started));
-  }
-
-  function charge(owner: object, ms: number): void {
-    used.set(owner, (used.get(owner) ?? virtualNow) + ms);
-  }
-
-  function submit(body: JobBody, signal?: AbortSignal, timeoutMs?: number, owner: object = NO_OWNER): Promise<Reply> {
+  function submit(body: JobBody, signal?: AbortSignal, timeoutMs?: number): Promise<Reply> {
     if (closed) return Promise.reject(pgError('Connection terminated: the embedded database is closed'));
     if (signal?.aborted) return Promise.reject(CANCELLED());
     return new Promise<Reply>((resolve, reject) => {
-      const pending: Pending = { body, resolve, reject, signal, owner, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
+      const pending: Pending = { body, resolve, reject, signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
       if (signal) {
         pending.onAbort = () => {
           const queued = queue.indexOf(pending);
@@ -308,8 +257,10 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
 
   const engine: Engine = {
     name: 'pglite',
+    // One session: one statement at a time.
+    concurrency: 1,
     async query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
-      const reply = await submit({ kind: 'query', sql, params }, options.signal, options.timeoutMs, options.owner);
+      const reply = await submit({ kind: 'query', sql, params }, options.signal, options.timeoutMs);
       if (!('rows' in reply)) return [];
       for (const name of reply.jsonb) {
         for (const row of reply.rows) {
@@ -319,6 +270,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
       }
       return reply.rows;
     },
+    notReady: () => (ready || closed ? undefined : starting),
     // The worker is up or being replaced: no statement, so a long one in the single session does not
     // make /ready fail (it is cut off at the statement timeout); a worker that cannot start does.
     async ping() {
@@ -346,11 +298,13 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
     const reply = await submit({ kind: 'admin', sql, params });
     return 'rows' in reply ? { rows: reply.rows, affectedRows: reply.affectedRows } : {};
   };
-  // Ingest and retention: a read-write transaction like admin's, but in its owner's fair turn and
-  // under the writer's statement timeout (past it the worker is replaced: nothing half-written).
+  // Ingest and retention: a read-write transaction like admin's, under the writer's statement
+  // timeout (past it the worker is replaced: nothing half-written). The same one session.
   const writer: LogWriter = Object.freeze({
-    async write(sql: string, params: readonly unknown[], options: { owner?: object } = {}): Promise<number> {
-      const reply = await submit({ kind: 'admin', sql, params }, undefined, WRITER_STATEMENT_TIMEOUT_MS, options.owner);
+    concurrency: 1,
+    sharesEngine: true,
+    async write(sql: string, params: readonly unknown[]): Promise<number> {
+      const reply = await submit({ kind: 'admin', sql, params }, undefined, WRITER_STATEMENT_TIMEOUT_MS);
       return 'rows' in reply ? reply.affectedRows : 0;
     },
     // The engine's owner closes the session.

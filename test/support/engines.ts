@@ -47,7 +47,6 @@ export interface TestStore {
 export interface OpenOptions {
   statementTimeoutMs?: number;
   poolMax?: number;
-  poolMaxWaiting?: number;
   connectTimeoutMs?: number;
   maxResultBytes?: number;
   /** The engine's value encoding (COMPAT=logflare uses 'logflare', as open-engine.ts does). */
@@ -113,7 +112,6 @@ export const pgFactory: EngineFactory = {
       schema: SCHEMA,
       statementTimeoutMs: options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS,
       poolMax: options.poolMax ?? 5,
-      ...(options.poolMaxWaiting === undefined ? {} : { poolMaxWaiting: options.poolMaxWaiting }),
       connectTimeoutMs: options.connectTimeoutMs ?? 2_000,
       ...(options.maxResultBytes === undefined ? {} : { maxResultBytes: options.maxResultBytes }),
       ...(options.responseShape === undefined ? {} : { responseShape: options.responseShape }),

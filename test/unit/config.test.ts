@@ -21,8 +21,9 @@ test('defaults', () => {
   assert.equal(c.metricsToken, null);
   assert.equal(c.queriesDir, QUERIES_DIR);
   assert.equal(c.poolMax, 10);
-  assert.equal(c.poolMaxWaiting, 100);
-  assert.equal(c.maxStatementsPerToken, 5);
+  assert.equal(c.poolMaxWaiting, 1000);
+  assert.equal(c.maxQueuedPerToken, 100);
+  assert.equal(c.queueTimeoutMs, 10_000);
   assert.equal(c.compat, null);
   assert.equal(c.preparedStatements, true);
   assert.equal(readConfig({ PREPARED_STATEMENTS: 'off' }).preparedStatements, false);
@@ -31,11 +32,9 @@ test('defaults', () => {
   assert.equal(c.embeddedMemoryMb, DEFAULT_EMBEDDED_MEMORY_MB);
 });
 
-test('COMPAT: logflare or unset; with it one token may use the whole pool (Studio shares one token)', () => {
+test('COMPAT: logflare or unset', () => {
   const c = readConfig({ COMPAT: 'logflare', POOL_MAX: '8' });
   assert.equal(c.compat, 'logflare');
-  assert.equal(c.maxStatementsPerToken, 8);
-  assert.equal(readConfig({ COMPAT: 'logflare', MAX_STATEMENTS_PER_TOKEN: '2' }).maxStatementsPerToken, 2);
   assert.throws(() => readConfig({ COMPAT: 'bigquery' }), (err: unknown) => err instanceof ConfigError && /COMPAT must be logflare/.test(err.message));
 });
 
@@ -92,4 +91,16 @@ test('a variable within two edits of a setting (one for short names) is warned a
 test('the README configuration table is the settings table of config.ts', () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   assert.ok(readme.includes(settingsTable()), 'README.md must contain settingsTable() verbatim (npx tsx scripts/settings-table.ts prints it)');
+});
+
+test('MAX_QUEUED_PER_TOKEN defaults to the larger of 100 and 4 × POOL_MAX, and may be set', () => {
+  assert.equal(readConfig({ POOL_MAX: '50' }).maxQueuedPerToken, 200);
+  assert.equal(readConfig({ POOL_MAX: '50', MAX_QUEUED_PER_TOKEN: '7' }).maxQueuedPerToken, 7);
+  assert.equal(readConfig({ QUEUE_TIMEOUT_MS: '250' }).queueTimeoutMs, 250);
+});
+
+// Regression: a setting of an earlier version, still in an operator's environment, was silently ignored.
+test('MAX_STATEMENTS_PER_TOKEN, a removed setting, is warned about with what replaced it', () => {
+  const { warnings } = readConfig({ MAX_STATEMENTS_PER_TOKEN: '5' });
+  assert.deepEqual(warnings, ['environment variable MAX_STATEMENTS_PER_TOKEN is no longer a setting and is ignored: calls beyond a token\'s share now wait in its queue (MAX_QUEUED_PER_TOKEN, QUEUE_TIMEOUT_MS) instead of being refused']);
 });

@@ -10,7 +10,6 @@ const UNAVAILABLE: [string, Error][] = [
   ['connection refused', withError('connect ECONNREFUSED 127.0.0.1:5432', { code: 'ECONNREFUSED' })],
   ['socket reset', withError('read ECONNRESET', { code: 'ECONNRESET' })],
   ['pool wait timed out', withError('timeout exceeded when trying to connect')],
-  ['pool wait queue full', withError('too many requests waiting for a database connection')],
   ['connection lost mid-statement', withError('Connection terminated unexpectedly')],
   ['connect timed out', withError('Connection terminated due to connection timeout')],
   ['client broken', withError('Client has encountered a connection error and is not queryable')],

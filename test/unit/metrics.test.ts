@@ -8,6 +8,7 @@ const SOURCES: MetricsSources = {
   cache: () => ({ hits: 7, misses: 3, coalesced: 2, refreshes: 4, refreshFailures: 1, evictions: 5, dbQueries: 8, entries: 6, bytes: 1234 }),
   pool: () => ({ total: 4, idle: 1, waiting: 2, max: 10 }),
   inFlight: () => 3,
+  queue: () => ({ query: { waiting: 4, running: 2 }, ingest: { waiting: 1, running: 1 }, warming: { waiting: 0, running: 0 }, retention: { waiting: 0, running: 0 } }),
 };
 
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*")*\})? (-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|[+-]Inf|NaN)$/;
@@ -45,6 +46,10 @@ test('counters, histograms and scrape-time gauges in the text format', () => {
   m.observeDbQuery('ok', 20);
   m.observeDbQuery('cancelled', 1500);
   m.observeRejected('timeout');
+  m.queueObserver.waited('query', 0);
+  m.queueObserver.waited('query', 300);
+  m.queueObserver.rejected('query', 'token_queue_full');
+  m.queueObserver.abandoned('ingest');
   const text = m.render(SOURCES);
   checkFormat(text);
   const s = parseMetrics(text);
@@ -68,6 +73,14 @@ test('counters, histograms and scrape-time gauges in the text format', () => {
   assert.equal(s.get('endpoints_db_pool_connections{state="idle"}'), 1);
   assert.equal(s.get('endpoints_db_pool_waiting'), 2);
   assert.equal(s.get('endpoints_db_pool_max'), 10);
+  // Queues by class, never by token: scrape-time gauges and what the queues reported.
+  assert.equal(s.get('endpoints_queue_waiting{class="query"}'), 4);
+  assert.equal(s.get('endpoints_queue_running{class="ingest"}'), 1);
+  assert.equal(s.get('endpoints_queue_waiting{class="warming"}'), 0);
+  assert.equal(s.get('endpoints_queue_wait_seconds_bucket{class="query",le="0.005"}'), 1);
+  assert.equal(s.get('endpoints_queue_wait_seconds_bucket{class="query",le="0.5"}'), 2);
+  assert.equal(s.get('endpoints_queue_rejections_total{class="query",reason="token_queue_full"}'), 1);
+  assert.equal(s.get('endpoints_queue_abandoned_total{class="ingest"}'), 1);
   assert.equal(s.get('process_start_time_seconds'), 1_700_000_000);
   assert.ok(s.get('process_resident_memory_bytes')! > 0);
 });

@@ -1,7 +1,7 @@
 /**
- * The embedded engine's own queue (src/store/pglite-engine.ts): one session serves every caller,
- * so owners share its time, and a statement cut off by its timeout leaves the store intact; and its
- * memory cap (pglite-worker.ts).
+ * The embedded engine (src/store/pglite-engine.ts): one session serves every caller, so behind the
+ * service's fair queue owners share its time; a statement cut off by its timeout leaves the store
+ * intact; and its memory cap (pglite-worker.ts).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import type { AdminExec, Engine } from '../../src/store/engine.ts';
 import { createPgliteEngine, TEMPORARY_STORE_PREFIX } from '../../src/store/pglite-engine.ts';
 import { applySchema } from '../../src/store/schema.ts';
+import { FairQueue } from '../../src/queue/fair-queue.ts';
 
 let engine: Engine;
 let admin: AdminExec;
@@ -25,12 +26,16 @@ after(async () => {
   await engine?.close();
 });
 
-test('a token with many statements queued takes turns with another token instead of going first with all of them', async () => {
+/** A fair queue in front of the embedded engine, as service.ts puts one. */
+const queueFor = (e: Engine) => new FairQueue({ capacity: e.concurrency, maxQueuedPerOwner: 100, maxQueued: 1000, queueTimeoutMs: 60_000 });
+
+test('through the fair queue: a token with many statements queued takes turns with another token instead of going first with all of them', async () => {
   const a = {};
   const b = {};
   const done: string[] = [];
+  const queue = queueFor(engine);
   const run = (label: string, owner: object) =>
-    engine.query('select count(*)::int as n from generate_series(1, 300000)', [], { owner }).then(() => done.push(label));
+    queue.run(owner, () => engine.query('select count(*)::int as n from generate_series(1, 300000)', []), { cls: 'query' }).then(() => done.push(label));
   // a1 starts at once; a2..a4 and b1 queue behind it. FIFO would run b1 last.
   await Promise.all([run('a1', a), run('a2', a), run('a3', a), run('a4', a), run('b1', b)]);
   assert.deepEqual(done, ['a1', 'b1', 'a2', 'a3', 'a4']);
@@ -43,12 +48,13 @@ test('a statement past its timeout is cut off on time; the next one runs on a fr
   assert.deepEqual(await engine.query('select id from edge_logs', []), [{ id: 'kept' }]);
 });
 
-test('owners share the session by time: after one statement of a that held it until cut off, every queued statement of b runs first', async () => {
+test('through the fair queue, owners share the session by time: after one statement of a that held it until cut off, every queued statement of b runs first', async () => {
   const a = {};
   const b = {};
   const done: string[] = [];
-  const short = (label: string, owner: object) => engine.query('select 1 as one', [], { owner }).then(() => done.push(label));
-  const long = engine.query('select count(*) from generate_series(1, 1e10)', [], { owner: a, timeoutMs: 300 }).catch(() => done.push('a1 cut off'));
+  const queue = queueFor(engine);
+  const short = (label: string, owner: object) => queue.run(owner, () => engine.query('select 1 as one', []), { cls: 'query', hold: engine.notReady }).then(() => done.push(label));
+  const long = queue.run(a, () => engine.query('select count(*) from generate_series(1, 1e10)', [], { timeoutMs: 300 }), { cls: 'query', hold: engine.notReady }).catch(() => done.push('a1 cut off'));
   // Taking turns would run b1, a2, b2, b3: a's 300 ms (and the worker's start-up) count against it.
   await Promise.all([long, short('a2', a), short('b1', b), short('b2', b), short('b3', b)]);
   assert.deepEqual(done, ['a1 cut off', 'b1', 'b2', 'b3', 'a2']);

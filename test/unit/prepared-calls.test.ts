@@ -9,12 +9,14 @@ import { loadSqlParser } from '../../src/query/sandbox/sql-parser.ts';
 import { readSearch } from '../../src/http/request-input.ts';
 import type { Engine } from '../../src/store/engine.ts';
 import { StoreCheck } from '../../src/store/store-check.ts';
+import { FairQueue } from '../../src/queue/fair-queue.ts';
 
 let usage: StoredQuery;
 let logs: StoredQuery;
 // Preparing never runs a statement: an engine that fails the test if it is asked to.
 const engine = new Proxy({}, { get: () => assert.fail('preparing a call must not touch the engine') }) as Engine;
-const deps = { engine, dialect: POSTGRESQL, callerStatementTimeoutMs: 5000, store: new StoreCheck(engine, [], 'logs') };
+const queue = new FairQueue({ capacity: 1, maxQueuedPerOwner: 1, maxQueued: 1, queueTimeoutMs: 1000 });
+const deps = { engine, dialect: POSTGRESQL, callerStatementTimeoutMs: 5000, store: new StoreCheck(engine, [], 'logs'), queue };
 
 before(async () => {
   const registry = loadRegistry(QUERIES_DIR, await loadSqlParser());

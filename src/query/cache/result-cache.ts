@@ -7,6 +7,7 @@ import { SYSTEM_CLOCK, type Clock } from '../../clock.ts';
 import { LruMap } from '../../lru-map.ts';
 import type { EncodedResult } from '../encoded-result.ts';
 import type { CachedPolicy } from './cache-policy.ts';
+import type { Promotion } from '../../queue/fair-queue.ts';
 
 
 export interface CacheOptions {
@@ -50,7 +51,8 @@ export interface CacheAnswer {
   ttlRemainingMs: number;
 }
 
-type Load = () => Promise<EncodedResult>;
+/** A refresh's load is handed a Promotion: raised when a caller comes to wait for it (fair-queue.ts). */
+type Load = (promotion?: Promotion) => Promise<EncodedResult>;
 
 interface Entry {
   result: EncodedResult;
@@ -69,6 +71,8 @@ interface Flight {
   promise: Promise<EncodedResult>;
   startedAt: number;
   refresh: boolean;
+  /** A refresh's: a caller joining it raises it from background priority. */
+  promotion: Promotion | null;
 }
 
 const DEFAULT_TICK_MS = 1000;
@@ -121,6 +125,10 @@ export class ResultCache {
     const running = this.flights.get(key);
     if (running) {
       this.counters.coalesced++;
+      if (running.promotion !== null && !running.promotion.promoted) {
+        running.promotion.promoted = true;
+        running.promotion.onPromote?.();
+      }
       return this.answer(await running.promise, 'coalesced', running.startedAt, policy);
     }
     if (entry) this.remove(key);
@@ -185,8 +193,9 @@ export class ResultCache {
 
   private startFlight(key: string, policy: CachedPolicy, load: Load, refresh: boolean, startedAt: number, run: Load = load): Flight {
     // Wrapping catches a synchronous throw from `load` so it rejects like an async failure.
-    const promise = new Promise<EncodedResult>((resolve) => resolve(run()));
-    const flight: Flight = { promise, startedAt, refresh };
+    const promotion: Promotion | null = refresh ? { promoted: false, onPromote: null } : null;
+    const promise = new Promise<EncodedResult>((resolve) => resolve(promotion === null ? run() : run(promotion)));
+    const flight: Flight = { promise, startedAt, refresh, promotion };
     this.flights.set(key, flight);
     if (refresh) this.runningRefreshes.add(flight);
     // Registered before any caller awaits, so the entry is stored by the time callers resume.

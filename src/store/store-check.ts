@@ -112,21 +112,23 @@ export class StoreCheck {
   }
 
   private async probe(q: StoredQuery): Promise<readonly StoreProblem[]> {
-    for (const p of q.probes) {
-      try {
-        await this.engine.query(p.sql, p.params);
-      } catch (err) {
-        if (!isStoreError(err)) {
-          // A probe value the statement refuses (22xxx) says nothing about the store.
-          if (/^22/.test(String((err as { code?: unknown }).code))) continue;
-          throw err;
-        }
-        // The first thing missing is enough to act on; its fix usually mends the rest.
-        return [this.problem(q, err, await this.role())];
+    // All at once, read in order: each waits for the connection only once (on the embedded store,
+    // one after the other would each wait behind the next caller statement in its one session).
+    const outcomes = await Promise.allSettled(q.probes.map((p) => this.engine.query(p.sql, p.params)));
+    for (const outcome of outcomes) {
+      if (outcome.status === 'fulfilled') continue;
+      const err = outcome.reason;
+      if (!isStoreError(err)) {
+        // A probe value the statement refuses (22xxx) says nothing about the store.
+        if (/^22/.test(String((err as { code?: unknown }).code))) continue;
+        throw err;
       }
+      // The first thing missing is enough to act on; its fix usually mends the rest.
+      return [this.problem(q, err, await this.role())];
     }
     return [];
   }
+
 
   private problem(q: StoredQuery, err: unknown, role: string): StoreProblem {
     const { code, message } = err as { code: string; message: string };

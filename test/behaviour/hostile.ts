@@ -15,7 +15,8 @@ const OTHER = 'other-token-0123456789abcdef';
 const CALLER_TIMEOUT_MS = 1_000;
 const STATEMENT_TIMEOUT_MS = 4_000;
 const MAX_RESULT_BYTES = 1024 * 1024;
-const SLOTS = 3;
+/** Runaway calls beyond the engine's connections that one token sends at once. */
+const BEYOND = 3;
 const logsSql = (sql: string) => `/api/endpoints/query/logs.all?project=alpha&sql=${encodeURIComponent(sql)}`;
 
 type Json = { error?: { code: string }; result?: Record<string, unknown>[] };
@@ -54,7 +55,6 @@ export function hostileBehaviour(factory: EngineFactory): void {
         ACCESS_TOKENS: `${TOKEN},${OTHER}`,
         CALLER_STATEMENT_TIMEOUT_MS: String(CALLER_TIMEOUT_MS),
         STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
-        MAX_STATEMENTS_PER_TOKEN: String(SLOTS),
       });
       base = service.url;
     });
@@ -124,9 +124,10 @@ export function hostileBehaviour(factory: EngineFactory): void {
       assert.equal((await call(base, '/api/endpoints/query/logs.all?project=alpha')).status, 200);
     });
 
-    test(`one token cannot take every statement: past ${SLOTS} at once, 429 with Retry-After; another token is served`, async () => {
+    test(`one token's runaway statements, ${BEYOND} more than the engine runs at once, are queued, not refused; another token is served meanwhile`, async () => {
       const sql = 'select count(*) from generate_series(1, 1e10)';
-      const flood = Array.from({ length: SLOTS + 4 }, () => call(base, logsSql(sql)).then(answer));
+      const n = service.engine.concurrency + BEYOND;
+      const flood = Array.from({ length: n }, () => call(base, logsSql(sql)).then(answer));
       await new Promise((r) => setTimeout(r, 100));
       const t0 = performance.now();
       const other = await call(base, '/api/endpoints/query/logs.all?project=alpha', { headers: { 'X-API-KEY': OTHER } });
@@ -136,10 +137,8 @@ export function hostileBehaviour(factory: EngineFactory): void {
       const ready = await fetch(`${base}/ready`);
       assert.equal(ready.status, 200, '/ready reflects the database, not one caller');
       const results = await Promise.all(flood);
-      const refused = results.filter((r) => r.status === 429);
-      assert.equal(refused.length, 4, JSON.stringify(results.map((r) => r.code)));
-      assert.ok(refused.every((r) => r.code === 'too_many_requests' && /^\d+$/.test(r.retryAfter ?? '')));
-      assert.equal(results.filter((r) => r.code === 'query_timeout').length, SLOTS);
+      // Each ran in its turn until the caller timeout: none refused, none failed otherwise.
+      assert.deepEqual(results.map((r) => r.code), Array.from({ length: n }, () => 'query_timeout'));
       console.log(`hostile on ${factory.name}: another token's call took ${otherMs.toFixed(0)} ms during the flood`);
     });
 

@@ -16,8 +16,9 @@
  * - MAC addresses are not redacted: docs/redaction.md names IPs and e-mails only, and their 6 groups can
  *   never be a valid IPv6 (8 groups or `::` needed). An 8-group colon-hex string (EUI-64, an 8-byte
  *   hex dump) is a valid full-form IPv6 and is redacted.
- * - E-mail: RFC 5322 dot-atom local part, `@`, dotted domain ending in a 2+ letter TLD. ASCII only;
- *   percent-encoded `joe%40x.com` is not recognised. `user@localhost` (no dot, no TLD) is kept:
+ * - E-mail: RFC 5322 dot-atom local part, `@`, dotted domain ending in a 2+ letter TLD; local
+ *   part and domain may be internationalised (`josé@exämple.com`, RFC 6531) or punycode
+ *   (`carol@xn--80akhbyknj4f.xn--p1ai`), the TLD a punycode label or letters of any script. `user@localhost` (no dot, no TLD) is kept:
  *   without a TLD it is as likely `name@host` in an ssh log or a `pkg@tag` handle as a mailbox. A
  *   "TLD" that is a file extension and no real TLD (`/img/logo@2x.png`) is kept too.
  *   `/ = ? & # |` are legal in a local part but in logs nearly always delimit what precedes an
@@ -48,13 +49,19 @@ const IPV6_AT = new RegExp(
   'y',
 );
 
-// RFC 5322 atext; the lookbehind starts a local part only at the start of an atext run, which also
-// keeps scanning linear on long base64-like runs.
-const ATEXT = "A-Za-z0-9!#$%&'*+/=?^_`{|}~-";
-const DOMAIN = String.raw`(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}`;
+// RFC 5322 atext, and with RFC 6531/6532 any letter, mark or digit beyond ASCII (`josé@…`); the
+// lookbehind starts a local part only at the start of an atext run, which also keeps scanning
+// linear on long base64-like runs.
+const ATEXT = "A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-\\p{L}\\p{M}\\p{N}";
+// Labels of letters, marks and digits in any script (an IDN as typed: `exämple`) or their ASCII
+// form (`xn--80akhbyknj4f`). The top-level label: 2+ ASCII letters, a punycode `xn--` label
+// (`xn--p1ai`), or 2+ letters of another script (`рф`).
+const LABEL = String.raw`[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}-]{0,61}[\p{L}\p{M}\p{N}])?`;
+const TLD = String.raw`(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59}|\p{L}[\p{L}\p{M}]{1,62})`;
+const DOMAIN = String.raw`(?:${LABEL}\.)+${TLD}`;
 const EMAIL_RE = new RegExp(
-  String.raw`(?<![${ATEXT}]|[${ATEXT}]\.)[${ATEXT}]+(?:\.[${ATEXT}]+)*@${DOMAIN}(?![\w-]|\.[A-Za-z0-9])`,
-  'g',
+  String.raw`(?<![${ATEXT}]|[${ATEXT}]\.)[${ATEXT}]+(?:\.[${ATEXT}]+)*@${DOMAIN}(?![\p{L}\p{M}\p{N}_-]|\.[\p{L}\p{N}])`,
+  'gu',
 );
 const LOCAL_DELIMITERS = '/=?&#|';
 // File extensions that are not TLDs: `/img/logo@2x.png` is an asset path, never a mailbox.
@@ -302,7 +309,8 @@ function redactEmailMatch(match: string): string {
       break;
     }
   }
-  while (start < at && !isWordChar(match.charCodeAt(start))) start++;
+  // Leading ASCII punctuation (quotes) stays outside; a letter of any script starts the address.
+  while (start < at && match.charCodeAt(start) < 0x80 && !isWordChar(match.charCodeAt(start))) start++;
   return start === at ? match : match.slice(0, start) + REDACTED;
 }
 

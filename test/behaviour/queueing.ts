@@ -15,8 +15,15 @@ import { call, startTestService, TOKEN } from '../support/service.ts';
 const OTHER = 'other-token-queue-0123456789';
 const CALLER_TIMEOUT_MS = 3_000;
 
-/** Caller sql on logs.all that runs for a while and then answers (a slow statement, not a runaway). */
-const slowSql = (n: number) => `/api/endpoints/query/logs.all?project=alpha&sql=${encodeURIComponent(`select count(*) as n, ${n} as tag from generate_series(1, 2000000)`)}`;
+/**
+ * The flood's calls, each slow and each its own statement: a backtracking pattern for
+ * usage.api-counts (a new one per call, so every call is a cache miss; docs/reliability.md), and
+ * caller sql on logs.all that counts for a while. Both answer, given time.
+ */
+const slowCall = (n: number) =>
+  n % 2 === 0
+    ? `/api/endpoints/query/usage.api-counts?interval=daily&project=${encodeURIComponent(`q{0,${n}}(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1x`)}`
+    : `/api/endpoints/query/logs.all?project=alpha&sql=${encodeURIComponent(`select count(*) as n, ${n} as tag from generate_series(1, 2000000)`)}`;
 /** Caller sql that runs until the caller timeout. */
 const RUNAWAY = `/api/endpoints/query/logs.all?project=alpha&sql=${encodeURIComponent('select count(*) from generate_series(1, 1e10)')}`;
 
@@ -82,11 +89,11 @@ export function queueingBehaviour(factory: EngineFactory): void {
       console.log(`queueing on ${factory.name}: one token, 2,000 mixed calls at c=50: all 200 (${summary(r)})`);
     });
 
-    test('one token floods with slow statements while another calls logs.all at concurrency 4: the other is not held up, nothing is 5xx', async () => {
+    test('one token floods with backtracking patterns and slow statements while another calls logs.all at concurrency 4: the other is not held up, nothing is 5xx', async () => {
       const floodMs = 6_000;
       const started = performance.now();
       const done = () => performance.now() - started > floodMs;
-      const flood = loops(8, done, (i) => call(service.url, slowSql(i)));
+      const flood = loops(8, done, (i) => call(service.url, slowCall(i)));
       // Let the flood take every connection first: the other token arrives to a busy store.
       await new Promise((r) => setTimeout(r, 300));
       const quick = await loops(4, done, () => call(service.url, '/api/endpoints/query/logs.all?project=alpha', { headers: { 'X-API-KEY': OTHER } }));

@@ -67,6 +67,15 @@ const POSITIVE: { input: string; expected: string }[] = [
   { input: 'a|b|c@d.io', expected: `a|b|${R}` },
   { input: 'Contact joe@example.com.', expected: `Contact ${R}.` },
   { input: 'https://user:secret@example.com/x', expected: `https://user:${R}/x` },
+  // Internationalised (RFC 6531) and punycode addresses
+  { input: 'josé@exämple.com', expected: R },
+  { input: 'carol@xn--80akhbyknj4f.xn--p1ai', expected: R },
+  { input: 'signup from Ünïcödé.user@bücher.de ok', expected: `signup from ${R} ok` },
+  { input: '用户@例子.广告', expected: R },
+  { input: 'почта@пример.рф', expected: R },
+  { input: 'Contact josé@exämple.com.', expected: `Contact ${R}.` },
+  { input: '/rest/v1/users?email=eq.zoë@xn--bcher-kva.ch&select=*', expected: `/rest/v1/users?email=${R}&select=*` },
+  { input: 'bob%40xn--bcher-kva.ch', expected: R },
   // Mixed
   { input: 'joe@example.com from 203.0.113.7 and [2001:db8::7]:443', expected: `${R} from ${R} and ${R}` },
 ];
@@ -105,6 +114,13 @@ const NEGATIVE: string[] = [
   'root@db-1',
   'lodash@4.17.21',
   '/img/logo@2x.png',
+  // Internationalised near misses: no dot, no TLD, an asset path, a lone punycode label.
+  'josé@localhost',
+  'naïve@host-1',
+  '/img/ícone@2x.png',
+  'xn--p1ai',
+  'carol@xn--p1ai',
+  'josé@exämple.c',
   'https://example.com/path?x=1#frag',
   'ratio 16:9 at 3.5',
   '',

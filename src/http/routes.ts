@@ -86,7 +86,7 @@ export const ROUTES: Readonly<Record<RouteKind, RouteHandler>> = Object.freeze({
   openapi: (deps, ctx) => sendJson(ctx.req, ctx.res, 200, deps.openapi.document(deps.auth.check(ctx.req.headers)), ctx.headers),
   query,
   ingest: async (deps, ctx, _match, search) => {
-    await deps.ingest.receive(ctx.req, new URLSearchParams(search));
+    await deps.ingest.receive(ctx.req, new URLSearchParams(search), ctx.clientGone());
     // Logflare's body (`log_controller.ex`); senders read only the status.
     sendJson(ctx.req, ctx.res, 200, { message: 'Logged!' }, ctx.headers);
   },

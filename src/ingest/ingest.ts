@@ -7,6 +7,7 @@
  * back; bad data is a deterministic 4xx, never a 5xx that would repeat forever. An event the
  * database refuses is found by writing the batch's events one by one, so it alone is rejected.
  */
+import { TurnAbandoned } from '../queue/fair-queue.ts';
 import type { Clock } from '../clock.ts';
 import { HttpError } from '../errors.ts';
 import type { LogWriter } from '../store/engine.ts';
@@ -45,7 +46,8 @@ export interface IngestOutcome {
  * Store `events` in `table`; resolves with what became of them (rejected events included), or
  * rejects with the 503 to answer when the database cannot take the write now.
  */
-export async function ingestEvents(deps: IngestDeps, table: LogTable, events: readonly unknown[], owner: object): Promise<IngestOutcome> {
+export async function ingestEvents(deps: IngestDeps, table: LogTable, events: readonly unknown[], owner: object, signal?: AbortSignal): Promise<IngestOutcome> {
+  const turn = signal ? { owner, signal } : { owner };
   const now = deps.clock.now() * 1000;
   const rows: EventRow[] = [];
   const reasons: string[] = [];
@@ -61,13 +63,13 @@ export async function ingestEvents(deps: IngestDeps, table: LogTable, events: re
   if (rows.length > 0) {
     const insert = deps.statements[table].insert;
     try {
-      stored = await deps.writer.write(insert, [JSON.stringify(rows)], { owner });
+      stored = await deps.writer.write(insert, [JSON.stringify(rows)], turn);
     } catch (err) {
       if (!isDataError(err)) throw writeError(err);
       // Somewhere in the batch is a row the database refuses: write them one by one to keep the rest.
       for (const row of rows) {
         try {
-          stored += await deps.writer.write(insert, [JSON.stringify([row])], { owner });
+          stored += await deps.writer.write(insert, [JSON.stringify([row])], turn);
         } catch (rowErr) {
           if (!isDataError(rowErr)) throw writeError(rowErr);
           refused++;
@@ -99,7 +101,9 @@ function isDataError(err: unknown): boolean {
  * the database can come out of (unreachable, full, shutting down, serialization failure, deadlock,
  * statement or lock timeout, a missing table or grant an operator can fix), so no batch is lost.
  */
-function writeError(err: unknown): HttpError {
+function writeError(err: unknown): Error {
+  // The writer's queue refused it (429, 503 overloaded) or its sender left while it waited: as it is.
+  if (err instanceof HttpError || (err instanceof TurnAbandoned)) return err;
   const message = err instanceof Error ? err.message : String(err);
   if (isStoreError(err)) {
     return new HttpError('store_not_ready', `The log store cannot take this write (${message}): apply the schema (node dist/main.js schema) and grant the ingest role INSERT on the log tables (README, "Ingest logs from Vector"); the batch is kept by its sender until then.`, {

@@ -18,7 +18,8 @@ import type { LogTable } from '../store/schema.ts';
 
 export interface Ingest {
   /** Store a request's events; resolves with what became of them, or rejects with the HttpError to answer. */
-  receive(req: IncomingMessage, params: URLSearchParams): Promise<IngestCounts>;
+  /** `signal` fires when the sender hangs up: a batch still waiting for the writer is not written. */
+  receive(req: IncomingMessage, params: URLSearchParams, signal?: AbortSignal): Promise<IngestCounts>;
 }
 
 export interface IngestOptions {
@@ -49,13 +50,13 @@ export function createIngest(opts: IngestOptions): Ingest {
   }
   const deps = { writer, statements: opts.statements, clock: opts.clock };
   return Object.freeze({
-    async receive(req: IncomingMessage, params: URLSearchParams): Promise<IngestCounts> {
+    async receive(req: IncomingMessage, params: URLSearchParams, signal?: AbortSignal): Promise<IngestCounts> {
       const keys = params.getAll('api_key');
       // 401 before anything else: an unauthenticated sender learns nothing about the sources.
       const owner = auth.checkIngest(req.headers, keys.length === 1 ? keys[0]! : null);
       const table = sourceTable(params.getAll('source_name'));
       const { events, bytes } = await readEvents(req, opts.maxBodyBytes);
-      const outcome = await ingestEvents(deps, table, events, owner);
+      const outcome = await ingestEvents(deps, table, events, owner, signal);
       metrics.observeIngest(table, outcome.counts, bytes);
       if (outcome.counts.rejected > 0) throw eventsRejected(outcome);
       return outcome.counts;

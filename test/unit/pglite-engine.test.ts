@@ -9,16 +9,18 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { AdminExec, Engine } from '../../src/store/engine.ts';
+import type { AdminExec, Engine, LogWriter } from '../../src/store/engine.ts';
 import { createPgliteEngine, TEMPORARY_STORE_PREFIX } from '../../src/store/pglite-engine.ts';
 import { applySchema } from '../../src/store/schema.ts';
 import { FairQueue } from '../../src/queue/fair-queue.ts';
+import { queuedWriter } from '../../src/queue/queued-writer.ts';
 
 let engine: Engine;
 let admin: AdminExec;
+let writer: LogWriter;
 
 before(async () => {
-  ({ engine, admin } = await createPgliteEngine({ dataDir: null, schema: 'logs', statementTimeoutMs: 10_000 }));
+  ({ engine, admin, writer } = await createPgliteEngine({ dataDir: null, schema: 'logs', statementTimeoutMs: 10_000 }));
   await applySchema(admin, 'logs');
   await admin("insert into logs.edge_logs (id, timestamp) values ('kept', '2026-11-20T12:00:00Z')");
 });
@@ -39,6 +41,21 @@ test('through the fair queue: a token with many statements queued takes turns wi
   // a1 starts at once; a2..a4 and b1 queue behind it. FIFO would run b1 last.
   await Promise.all([run('a1', a), run('a2', a), run('a3', a), run('a4', a), run('b1', b)]);
   assert.deepEqual(done, ['a1', 'b1', 'a2', 'a3', 'a4']);
+});
+
+test('an ingest write shares the one session\'s queue: it waits as class ingest while a query runs, then commits', async () => {
+  assert.equal(writer.sharesEngine, true);
+  const queue = queueFor(engine);
+  const ingestToken = {};
+  const logs = queuedWriter(writer, queue, engine.notReady);
+  const query = queue.run({}, () => engine.query('select count(*)::int as n from generate_series(1, 2000000)', []), { cls: 'query' });
+  const write = logs.write("insert into logs.edge_logs (id, timestamp) values ('queued-write', '2026-11-20T12:00:01Z')", [], { owner: ingestToken });
+  assert.deepEqual([queue.stats().query.running, queue.stats().ingest.waiting], [1, 1]);
+  await query;
+  assert.equal(await write, 1);
+  assert.deepEqual(await engine.query("select id from edge_logs where id = 'queued-write'", []), [{ id: 'queued-write' }]);
+  assert.deepEqual(queue.stats().ingest, { waiting: 0, running: 0 });
+  await admin("delete from logs.edge_logs where id = 'queued-write'");
 });
 
 test('a statement past its timeout is cut off on time; the next one runs on a fresh worker with the same data', async () => {

@@ -20,6 +20,7 @@ export const ERRORS = {
   resource_limit: { status: 400, message: 'The query exceeded a database resource limit (memory, temporary files, value or row size).' },
   result_too_large: { status: 400, message: 'The result is larger than MAX_RESULT_BYTES; select fewer or smaller values.' },
   too_many_requests: { status: 429, message: 'This access token already has as many calls waiting as it may; retry later.' },
+  not_acceptable: { status: 406, message: 'The requested format is not one this service answers in (json, csv, ndjson).' },
   payload_too_large: { status: 413, message: 'The request body or query string is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body\'s type or encoding is not accepted.' },
   invalid_body: { status: 400, message: 'The request body could not be read as events.' },

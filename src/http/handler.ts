@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { acceptMismatch } from '../query/formats.ts';
 import { HttpError } from '../errors.ts';
 import { describeQuery } from '../ops/listing.ts';
 import { errorFields, type Logger } from '../ops/logger.ts';
@@ -18,7 +19,7 @@ import { TargetMemo, type RouteMatch } from './router.ts';
 import { ROUTES, writeAnswer, type RouteDeps } from './routes.ts';
 import { AnswerBatch } from './answer-batch.ts';
 
-export type HandlerDeps = Omit<RouteDeps, 'listing' | 'prepared' | 'answerTexts' | 'answers'> & { logger: Logger };
+export type HandlerDeps = Omit<RouteDeps, 'listing' | 'prepared' | 'answerTexts' | 'answers' | 'acceptMismatch'> & { logger: Logger };
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -37,6 +38,7 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
     prepared: new PreparedCalls(handlerDeps, readSearch),
     targets: new TargetMemo(),
     answerTexts: new AnswerTexts(),
+    acceptMismatch: acceptMismatch(config.compat),
     answers: new AnswerBatch((ctx) => deliver(ctx)),
   };
   const cors: HeaderList = Object.freeze(

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode } from '../errors.ts';
+import type { Format } from '../query/formats.ts';
 import type { QueryAnswer } from '../query/run-query.ts';
 import type { HeaderList } from './respond.ts';
 
@@ -21,6 +22,8 @@ export class RequestContext {
   drainSlot = -1;
   /** A stored query's answer, ready, waiting to be written with the others of this turn (answer-batch.ts). */
   pendingAnswer: QueryAnswer | undefined;
+  /** The format a stored query's answer is written in (formats.ts), decided before it runs. */
+  format: Format = 'json';
   private abort: AbortController | null = null;
 
   constructor(

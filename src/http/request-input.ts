@@ -1,13 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
+import { formatParam } from '../query/formats.ts';
+import type { CallInput } from '../query/prepared-calls.ts';
 import { HttpError } from '../errors.ts';
-import type { RawParams } from '../query/params.ts';
 
-/** What a stored-query request supplies: parameter values (query string and JSON body) and optional `sql`. */
-export interface RequestInput {
-  raw: RawParams;
-  sql: string | null;
-}
+/** What a stored-query request supplies: parameter values (query string and JSON body), optional `sql` and `format`. */
+export type RequestInput = CallInput;
 
 /**
  * Collect parameters from the query string and, for POST, a JSON object body with the same keys.
@@ -25,12 +23,12 @@ export async function readInput(req: IncomingMessage, search: string, maxBodyByt
       add(raw, name, value);
     }
   }
-  return takeSql(raw);
+  return takeRequestKeys(raw);
 }
 
 /** What a GET supplies: the query string alone. */
 export function readSearch(search: string): RequestInput {
-  return takeSql(searchParams(search));
+  return takeRequestKeys(searchParams(search));
 }
 
 function searchParams(search: string): Map<string, string[]> {
@@ -39,15 +37,19 @@ function searchParams(search: string): Map<string, string[]> {
   return raw;
 }
 
-/** Separate `sql` (given at most once) from the stored query's parameters. */
-function takeSql(raw: Map<string, string[]>): RequestInput {
-  const sqlValues = raw.get('sql');
-  raw.delete('sql');
-  if (sqlValues !== undefined && sqlValues.length > 1) {
-    throw new HttpError('invalid_parameter', 'Parameter "sql" was given more than once.', { param: 'sql' });
-  }
-  const sql = sqlValues?.[0];
-  return { raw, sql: sql === undefined || sql.trim() === '' ? null : sql };
+/** Separate `sql` and `format` (each given at most once) from the stored query's parameters. */
+function takeRequestKeys(raw: Map<string, string[]>): RequestInput {
+  const sql = takeOnce(raw, 'sql');
+  const format = takeOnce(raw, 'format');
+  return { raw, sql: sql === undefined || sql.trim() === '' ? null : sql, format: format === undefined || format === '' ? null : formatParam(format) };
+}
+
+function takeOnce(raw: Map<string, string[]>, name: string): string | undefined {
+  const values = raw.get(name);
+  if (values === undefined) return undefined;
+  raw.delete(name);
+  if (values.length > 1) throw new HttpError('invalid_parameter', `Parameter "${name}" was given more than once.`, { param: name });
+  return values[0];
 }
 
 // Module-level rather than a closure per request: this runs on every call, cached ones included.

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { QueryAnswer } from '../query/run-query.ts';
+import type { EncodedBody } from '../query/formats.ts';
 import { HttpError } from '../errors.ts';
 
 /**
@@ -37,12 +38,12 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: HttpEr
 }
 
 /**
- * The stored-query response: 200 with the encoded rows, or 304 when the caller's ETag still
- * matches. `cors` and the result's own headers were built once; the rest is per response.
+ * The stored-query response: 200 with the encoded rows in the request's format (`result`), or 304
+ * when the caller's ETag still matches. `cors` and the result's own headers were built once; the
+ * rest is per response.
  */
-export function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: QueryAnswer, cors: HeaderList, requestId: string, started: number, texts: AnswerTexts): void {
+export function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: QueryAnswer, result: EncodedBody, cors: HeaderList, requestId: string, started: number, texts: AnswerTexts): void {
   if (res.headersSent || res.destroyed) return;
-  const { result } = answer;
   const out: (string | number)[] = ['X-Request-Id', requestId, 'Cache-Status', texts.cacheStatus(answer), 'Server-Timing', texts.serverTiming(answer, started)];
   // Pushed one by one: cheaper than concat or spread for a handful of entries.
   for (let i = 0; i < cors.length; i++) out.push(cors[i]!);
@@ -54,7 +55,7 @@ export function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: Qu
     res.end();
     return;
   }
-  out.push('Content-Type', JSON_TYPE, 'Content-Length', result.contentLength);
+  out.push('Content-Type', result.contentType, 'Content-Length', result.contentLength);
   res.writeHead(200, out);
   res.end(req.method === 'HEAD' ? undefined : result.body);
   deadlineIfBuffered(res);

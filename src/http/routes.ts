@@ -14,6 +14,7 @@ import { mergeQueueStats, type FairQueue } from '../queue/fair-queue.ts';
 import type { Dialect } from '../query/dialect/dialect.ts';
 import type { PreparedCalls } from '../query/prepared-calls.ts';
 import { runQuery, type QueryAnswer } from '../query/run-query.ts';
+import { inFormat, negotiate, type AcceptMismatch } from '../query/formats.ts';
 import { HttpError } from '../errors.ts';
 import { mapDbError } from '../store/db-errors.ts';
 import type { Engine } from '../store/engine.ts';
@@ -51,6 +52,8 @@ export interface RouteDeps {
   listing: readonly { q: StoredQuery; listed: ListedQuery }[];
   /** GET calls prepared once per distinct query string. */
   prepared: PreparedCalls;
+  /** What an Accept naming no format gets (formats.ts), decided once from COMPAT. */
+  acceptMismatch: AcceptMismatch;
   /** Per-response header values of stored-query answers. */
   answerTexts: AnswerTexts;
   /** Where an answer ready at once waits for the end of the event-loop turn. */
@@ -82,8 +85,8 @@ export const ROUTES: Readonly<Record<RouteKind, RouteHandler>> = Object.freeze({
     const result = deps.listing.filter(({ q }) => principal.mayCall(q)).map(({ listed }) => listed);
     sendJson(ctx.req, ctx.res, 200, { result }, ctx.headers);
   },
-  // Authenticated like the listing: the document names stored queries.
-  openapi: (deps, ctx) => sendJson(ctx.req, ctx.res, 200, deps.openapi.document(deps.auth.check(ctx.req.headers)), ctx.headers),
+  // Authenticated like the listing (the document names stored queries), unless PUBLIC_DOCS=on.
+  openapi: (deps, ctx) => sendJson(ctx.req, ctx.res, 200, deps.openapi.document(deps.config.publicDocs ? null : deps.auth.check(ctx.req.headers)), ctx.headers),
   query,
   ingest: async (deps, ctx, _match, search) => {
     await deps.ingest.receive(ctx.req, new URLSearchParams(search), ctx.clientGone());
@@ -125,7 +128,10 @@ function query(deps: RouteDeps, ctx: RequestContext, match: RouteMatch, search: 
   if (ctx.req.method === 'POST') return queryWithBody(deps, ctx, q, search, redact, principal);
   // A GET (or HEAD) is its query string: prepared once per distinct one, and a hit answered without
   // waiting on anything: written with the other answers of this event-loop turn.
-  const run = runQuery(deps, deps.prepared.fromSearch(q, search, redact), ctx, principal);
+  const call = deps.prepared.fromSearch(q, search, redact);
+  // 406 before the statement runs: a format nobody can read costs no database time.
+  ctx.format = negotiate(call.format, ctx.req.headers.accept, deps.acceptMismatch);
+  const run = runQuery(deps, call, ctx, principal);
   if (run instanceof Promise) return run.then((a) => writeAnswer(deps, ctx, a));
   deps.answers.defer(ctx, run);
 }
@@ -140,6 +146,7 @@ function notFound(registry: Registry, principal: Principal, target: string): Htt
 /** A POST adds its JSON body to the query string's parameters. */
 async function queryWithBody(deps: RouteDeps, ctx: RequestContext, q: StoredQuery, search: string, redact: boolean, principal: Principal): Promise<void> {
   const call = deps.prepared.prepare(q, await readInput(ctx.req, search, deps.config.maxBodyBytes), redact);
+  ctx.format = negotiate(call.format, ctx.req.headers.accept, deps.acceptMismatch);
   writeAnswer(deps, ctx, await runQuery(deps, call, ctx, principal));
 }
 
@@ -147,7 +154,7 @@ async function queryWithBody(deps: RouteDeps, ctx: RequestContext, q: StoredQuer
 export function writeAnswer(deps: Pick<RouteDeps, 'answerTexts'>, ctx: RequestContext, a: QueryAnswer): void {
   ctx.rows = a.result.rows;
   ctx.cache = a.cache;
-  sendAnswer(ctx.req, ctx.res, a, ctx.cors, ctx.requestId, ctx.started, deps.answerTexts);
+  sendAnswer(ctx.req, ctx.res, a, inFormat(a.result, ctx.format), ctx.cors, ctx.requestId, ctx.started, deps.answerTexts);
 }
 
 async function ready(deps: RouteDeps, ctx: RequestContext): Promise<void> {

@@ -27,6 +27,8 @@ export interface Config {
   cacheMaxEntries: number;
   cacheMaxBytes: number;
   corsOrigin: string;
+  /** GET /openapi.json without a token. */
+  publicDocs: boolean;
   logLevel: LogLevel;
   poolMax: number;
   /** Calls all tokens together may have waiting for a connection; one more is answered 503 at once. */
@@ -108,6 +110,7 @@ export const SETTINGS = Object.freeze({
   CONNECT_TIMEOUT_MS: { default: '2000', range: [1, 600_000], help: 'wait for a connection (new, or from a busy pool) before answering 503' },
   CACHE_MAX_ENTRIES: { default: '1000', range: [1, 10_000_000], help: 'result cache bound (entries)' },
   CACHE_MAX_BYTES: { default: '67108864', range: [1024, 2 ** 40], help: 'result cache bound (bytes of encoded responses)' },
+  PUBLIC_DOCS: { default: '`off`', help: '`on`: `GET /openapi.json` answers without a token (every stored query\'s description); `off`: it needs a token and lists what that token may call' },
   CORS_ORIGIN: { default: '*', help: '`Access-Control-Allow-Origin`' },
   MAX_BODY_BYTES: { default: '262144', range: [1024, 64 * 1024 * 1024], help: 'POST body limit (413 beyond)' },
   MAX_URL_BYTES: { default: '16384', range: [256, 1024 * 1024], help: 'request URL limit (414 beyond)' },
@@ -160,8 +163,11 @@ export function readConfig(env: Env = process.env): Config {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(logSchema)) {
     throw new ConfigError(`LOG_SCHEMA must be a lowercase identifier ([a-z_][a-z0-9_]*), got "${logSchema}"`);
   }
-  const prepared = str('PREPARED_STATEMENTS') ?? 'on';
-  if (prepared !== 'on' && prepared !== 'off') throw new ConfigError(`PREPARED_STATEMENTS must be on or off, got "${prepared}"`);
+  const onOff = (name: 'PREPARED_STATEMENTS' | 'PUBLIC_DOCS', fallback: 'on' | 'off'): boolean => {
+    const value = str(name) ?? fallback;
+    if (value !== 'on' && value !== 'off') throw new ConfigError(`${name} must be on or off, got "${value}"`);
+    return value === 'on';
+  };
   const compat = (str('COMPAT') ?? null) as Compat | null;
   if (compat !== null && !COMPAT_MODES.includes(compat)) throw new ConfigError(`COMPAT must be ${COMPAT_MODES.join(' or ')} (or unset), got "${compat}"`);
   const logLevel = (str('LOG_LEVEL') ?? SETTINGS.LOG_LEVEL.default) as LogLevel;
@@ -217,11 +223,12 @@ export function readConfig(env: Env = process.env): Config {
     cacheMaxEntries: int('CACHE_MAX_ENTRIES'),
     cacheMaxBytes: int('CACHE_MAX_BYTES'),
     corsOrigin: str('CORS_ORIGIN') ?? SETTINGS.CORS_ORIGIN.default,
+    publicDocs: onOff('PUBLIC_DOCS', 'off'),
     logLevel,
     poolMax,
     poolMaxWaiting: int('POOL_MAX_WAITING'),
     connectTimeoutMs: int('CONNECT_TIMEOUT_MS'),
-    preparedStatements: prepared === 'on',
+    preparedStatements: onOff('PREPARED_STATEMENTS', 'on'),
     maxBodyBytes: int('MAX_BODY_BYTES'),
     maxUrlBytes: int('MAX_URL_BYTES'),
     headersTimeoutMs,

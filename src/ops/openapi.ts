@@ -13,7 +13,8 @@ type Json = Record<string, unknown>;
 
 /** The document for one caller. */
 export interface OpenApi {
-  document(principal: Principal): Json;
+  /** For a token: what it may call; null (PUBLIC_DOCS=on, no token): every stored query. */
+  document(principal: Principal | null): Json;
 }
 
 /** Column types of a stored query's settings → JSON Schema of the encoded value (encode.ts). */
@@ -28,7 +29,7 @@ const COLUMN_SCHEMAS: Readonly<Record<ColumnType, Json>> = {
   array: { type: 'array' },
 };
 
-const STATUSES_OF_QUERIES = [400, 401, 403, 404, 405, 413, 414, 500, 503, 504] as const;
+const STATUSES_OF_QUERIES = [400, 401, 403, 404, 405, 406, 413, 414, 429, 500, 503, 504] as const;
 
 /** Build the document from the registry (call once at start-up). */
 export function buildOpenApi(registry: Registry, version: string): OpenApi {
@@ -45,9 +46,9 @@ export function buildOpenApi(registry: Registry, version: string): OpenApi {
   const fixed = fixedPaths();
   const perQuery = registry.all.map((q) => [q, queryPathItem(q)] as const);
   return Object.freeze({
-    document(principal: Principal): Json {
+    document(principal: Principal | null): Json {
       const paths: Json = {};
-      for (const [q, item] of perQuery) if (principal.mayCall(q)) paths[queryPath(q)] = item;
+      for (const [q, item] of perQuery) if (principal === null || principal.mayCall(q)) paths[queryPath(q)] = item;
       return { ...base, paths: { ...paths, ...fixed } };
     },
   });
@@ -89,7 +90,7 @@ function queryPathItem(q: StoredQuery): Json {
     return { name, in: 'query', required: spec.required, description: paramDescription(spec), schema: paramSchema(spec) };
   });
   if (q.sandboxing) queryParams.push({ $ref: '#/components/parameters/Sql' });
-  const parameters = [...queryParams, { $ref: '#/components/parameters/RedactPii' }, { $ref: '#/components/parameters/IfNoneMatch' }];
+  const parameters = [...queryParams, { $ref: '#/components/parameters/Format' }, { $ref: '#/components/parameters/RedactPii' }, { $ref: '#/components/parameters/IfNoneMatch' }];
 
   const row: Json = {
     type: 'object',
@@ -107,8 +108,13 @@ function queryPathItem(q: StoredQuery): Json {
         ETag: { $ref: '#/components/headers/ETag' },
         'Server-Timing': { $ref: '#/components/headers/ServerTiming' },
         'X-Result-Truncated': { $ref: '#/components/headers/XResultTruncated' },
+        Vary: { $ref: '#/components/headers/Vary' },
       },
-      content: { 'application/json': { schema: { type: 'object', required: ['result'], properties: { result: { type: 'array', maxItems: q.maxRows, items: row } } } } },
+      content: {
+        'application/json': { schema: { type: 'object', required: ['result'], properties: { result: { type: 'array', maxItems: q.maxRows, items: row } } } },
+        'text/csv': { schema: { type: 'string', description: 'RFC 4180: a header row of column names, then one record per row (CRLF); strings as text, null empty, numbers, booleans and nested values as JSON text.' } },
+        'application/x-ndjson': { schema: { type: 'string', description: 'One row per line, each the JSON object the JSON answer has.' } },
+      },
     },
     '304': { description: 'Not modified: If-None-Match matched the current ETag.' },
     ...Object.fromEntries(STATUSES_OF_QUERIES.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }])),
@@ -124,6 +130,7 @@ function queryPathItem(q: StoredQuery): Json {
 
   const bodyProps: Json = Object.fromEntries(q.paramOrder.map((name) => [name, { ...paramSchema(q.params[name]!), description: paramDescription(q.params[name]!) }]));
   if (q.sandboxing) bodyProps.sql = { type: 'string', description: 'One SELECT over the stored CTEs, replacing the final SELECT.' };
+  bodyProps.format = { type: 'string', enum: ['json', 'csv', 'ndjson'], description: 'The answer\'s format (else `Accept` decides).' };
   const required = q.paramOrder.filter((n) => q.params[n]!.required);
 
   return {
@@ -196,7 +203,7 @@ function components(): Json {
   const errorHeaders = (status: number): Json => ({
     'X-Request-Id': { $ref: '#/components/headers/XRequestId' },
     ...(status === 401 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } : {}),
-    ...(status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+    ...(status === 503 || status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
     ...(status === 405 ? { Allow: { $ref: '#/components/headers/Allow' } } : {}),
   });
   const str = (description: string): Json => ({ description, schema: { type: 'string' } });
@@ -238,6 +245,7 @@ function components(): Json {
     parameters: {
       Sql: { name: 'sql', in: 'query', required: false, description: 'One SELECT over the stored CTEs, replacing the final SELECT (sandboxing).', schema: { type: 'string' } },
       RedactPii: { name: 'LF-ENDPOINT-REDACT-PII', in: 'header', required: false, description: '`true` (any case) redacts IP and e-mail addresses in the result.', schema: { type: 'string' } },
+      Format: { name: 'format', in: 'query', required: false, description: 'The answer\'s format; without it, the `Accept` header decides (JSON by default).', schema: { type: 'string', enum: ['json', 'csv', 'ndjson'] } },
       IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag from an earlier answer; 304 when it still matches.', schema: { type: 'string' } },
     },
     headers: {
@@ -247,6 +255,7 @@ function components(): Json {
       ETag: str('Strong validator of the body.'),
       ServerTiming: str('Database and total time.'),
       XResultTruncated: str('`true` when max rows cut the result.'),
+      Vary: str('`Accept`: the format follows it when `format` is not given.'),
       RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
       WWWAuthenticate: str('Bearer challenge.'),
       Allow: str('Methods this path answers.'),

@@ -1,27 +1,20 @@
-import { createHash } from 'node:crypto';
+import { encodedBody, FORMATS, type EncodedBody, type Format } from './formats.ts';
 
 /**
  * One call's answer, encoded once: the JSON body and what a response needs besides it. This is
- * what the cache stores, so a hit costs no encoding, hashing or redaction.
+ * what the cache stores, so a hit costs no encoding, hashing or redaction; the answer's other
+ * formats are made from it on first request and kept in `variants` (formats.ts).
  */
-export interface EncodedResult {
-  readonly body: Buffer;
-  /** `Content-Length` of the body, as the header's text. */
-  readonly contentLength: string;
-  /** Strong validator of the body bytes: equal bodies, equal ETags, on every replica. */
-  readonly etag: string;
+export interface EncodedResult extends EncodedBody {
   readonly rows: number;
   readonly truncated: boolean;
   readonly dbTimeMs: number;
-  /**
-   * The response headers that follow from the result alone, as name/value pairs: `ETag`, and
-   * `X-Result-Truncated` when rows were cut. Built once here, so a cache hit reuses them.
-   */
-  readonly headers: readonly string[];
+  /** The result's column names, for a CSV header when there are no rows to read them from. */
+  readonly columns: readonly string[];
+  /** The answer in the other formats, each made at most once. */
+  readonly variants: Partial<Record<Exclude<Format, 'json'>, EncodedBody>>;
 }
 
-export function encodedResult(body: Buffer, rows: number, truncated: boolean, dbTimeMs: number): EncodedResult {
-  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
-  const headers = Object.freeze(truncated ? ['ETag', etag, 'X-Result-Truncated', 'true'] : ['ETag', etag]);
-  return { body, contentLength: String(body.length), etag, rows, truncated, dbTimeMs, headers };
+export function encodedResult(body: Buffer, rows: number, truncated: boolean, dbTimeMs: number, columns: readonly string[] = []): EncodedResult {
+  return { ...encodedBody(body, FORMATS.json, truncated), rows, truncated, dbTimeMs, columns, variants: {} };
 }

@@ -14,7 +14,7 @@ export type ParamSpec =
 export const PARAM_TYPES = ['string', 'regex', 'timestamp', 'enum', 'integer', 'number', 'boolean'] as const;
 
 /** What a request may name besides the declared parameters (caller `sql`): no parameter may be called so. */
-export const REQUEST_KEYS: readonly string[] = ['sql'];
+export const REQUEST_KEYS: readonly string[] = ['sql', 'format'];
 
 /**
  * What happens to a parameter the stored query does not declare: a 400 naming it, or, with

@@ -6,6 +6,7 @@
  * error is worked out, and reported, each time.
  */
 import { BoundedMemo } from '../bounded-memo.ts';
+import type { Format } from './formats.ts';
 import type { RawParams } from './params.ts';
 import type { StoredQuery } from './registry.ts';
 import { prepareCall, type PreparedCall, type QueryDeps } from './run-query.ts';
@@ -17,7 +18,14 @@ export const PREPARED_SEARCH_MAX_CHARS = 2048;
 
 type PrepareDeps = Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs' | 'store' | 'queue'>;
 /** Reads a query string into parameters and `sql` (the HTTP layer's readSearch). */
-type ParseSearch = (search: string) => { raw: RawParams; sql: string | null };
+type ParseSearch = (search: string) => CallInput;
+
+/** What a request supplies for a call: parameter values, and its optional `sql` and `format`. */
+export interface CallInput {
+  raw: RawParams;
+  sql: string | null;
+  format: Format | null;
+}
 
 export class PreparedCalls {
   // Per stored query, one memo for plain and one for redacted answers, keyed by the query string
@@ -49,7 +57,7 @@ export class PreparedCalls {
   }
 
   /** Prepare without remembering (POST: the body is part of the call). */
-  prepare(q: StoredQuery, input: { raw: RawParams; sql: string | null }, redact: boolean): PreparedCall {
-    return prepareCall(q, input.raw, input.sql, redact, this.deps);
+  prepare(q: StoredQuery, input: CallInput, redact: boolean): PreparedCall {
+    return prepareCall(q, input, redact, this.deps);
   }
 }

@@ -16,6 +16,8 @@ import { validateParams, type RawParams } from './params.ts';
 import { applyRedaction } from './redaction.ts';
 import type { StoredQuery } from './registry.ts';
 import type { Dialect } from './dialect/dialect.ts';
+import type { Format } from './formats.ts';
+import type { CallInput } from './prepared-calls.ts';
 import type { FairQueue, Promotion } from '../queue/fair-queue.ts';
 import type { StoreCheck } from '../store/store-check.ts';
 
@@ -83,11 +85,14 @@ export interface PreparedCall {
   load: (promotion?: Promotion) => Promise<EncodedResult>;
   /** Milliseconds spent translating caller sql for this call, when it was translated now. */
   translateMs: number | undefined;
+  /** The format the request's `format` parameter names; null: decided by its Accept header. */
+  format: Format | null;
 }
 
 /** Validate, bind and decide; throws the 400s of bad parameters and refused caller SQL. */
-export function prepareCall(q: StoredQuery, raw: RawParams, callerSql: string | null, redact: boolean, deps: Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs' | 'store' | 'queue'>): PreparedCall {
-  const { sql, params, values, translateMs } = bindStatement(q, raw, callerSql, deps.dialect);
+export function prepareCall(q: StoredQuery, input: CallInput, redact: boolean, deps: Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs' | 'store' | 'queue'>): PreparedCall {
+  const callerSql = input.sql;
+  const { sql, params, values, translateMs } = bindStatement(q, input.raw, callerSql, deps.dialect);
   // What the caller controls (its SQL, a regular expression) gets the shorter statement timeout.
   const timeoutMs = callerSql !== null || q.regexParam !== undefined ? deps.callerStatementTimeoutMs : undefined;
   const statement: Statement = { q, sql, params, values, redact, timeoutMs, callerSql: callerSql !== null };
@@ -95,7 +100,7 @@ export function prepareCall(q: StoredQuery, raw: RawParams, callerSql: string | 
   const cached = policy.cached ? { key: cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: callerSql, redact }), policy } : null;
   const { engine, store, queue } = deps;
   const load = (promotion?: Promotion) => queue.run(WARMING, () => loadResult(engine, store, statement), { cls: 'warming', background: true, hold: engine.notReady, ...(promotion ? { promotion } : {}) });
-  return { statement, cached, load, translateMs };
+  return { statement, cached, load, translateMs, format: input.format };
 }
 
 /**
@@ -161,5 +166,7 @@ async function loadResult(engine: Engine, store: StoreCheck, s: Statement, signa
   const dbTimeMs = performance.now() - started;
   const capped = s.q.rowLimit.cap(rows);
   const out = applyRedaction(s.redact, capped.rows);
-  return encodedResult(encodeResult(out), out.length, capped.truncated, dbTimeMs);
+  // Named from the rows, or for none from the stored query's declared columns (caller sql: unknown).
+  const columns = out.length > 0 ? Object.keys(out[0]!) : s.callerSql ? [] : Object.keys(s.q.columns);
+  return encodedResult(encodeResult(out), out.length, capped.truncated, dbTimeMs, columns);
 }

@@ -130,7 +130,7 @@ export function httpBehaviour(factory: EngineFactory): void {
         assert.deepEqual(await res.json(), {
           error: {
             code: 'unknown_parameter',
-            message: 'Unknown parameter "iso_timestamp_stat" (did you mean iso_timestamp_start?); this stored query accepts: project, iso_timestamp_start, iso_timestamp_end, sql.',
+            message: 'Unknown parameter "iso_timestamp_stat" (did you mean iso_timestamp_start?); this stored query accepts: project, iso_timestamp_start, iso_timestamp_end, sql, format.',
             param: 'iso_timestamp_stat',
           },
         });

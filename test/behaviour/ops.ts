@@ -335,6 +335,25 @@ export function opsBehaviour(factory: EngineFactory): void {
         const scoped = (await (await call(base, '/openapi.json', { headers: { 'X-API-KEY': SCOPED } })).json()) as Json;
         assert.deepEqual(Object.keys(scoped.paths).filter((p) => p.includes('/query/')), ['/api/endpoints/query/logs.all']);
         assert.equal((await call(base, '/openapi.json', { headers: { 'X-API-KEY': '' } })).status, 401);
+        // Formats are described: the format parameter, and CSV and NDJSON beside JSON.
+        const ok = doc.paths['/api/endpoints/query/logs.all'].get.responses['200'].content;
+        assert.deepEqual(Object.keys(ok), ['application/json', 'text/csv', 'application/x-ndjson']);
+        assert.ok(doc.components.parameters.Format.schema.enum.includes('csv'));
+      });
+
+      test('PUBLIC_DOCS=on: /openapi.json answers without a token, with every stored query', async () => {
+        const open = await startOpsService(store, { PUBLIC_DOCS: 'on' });
+        try {
+          const res = await fetch(`${open.url}/openapi.json`);
+          assert.equal(res.status, 200);
+          const doc = (await res.json()) as Json;
+          assert.deepEqual(checkOpenApi31(doc), []);
+          for (const q of open.registry.all) assert.ok(doc.paths[`/api/endpoints/query/${q.name}`]?.get, q.name);
+          // Only the document: the stored queries themselves still need a token.
+          assert.equal((await fetch(`${open.url}/api/endpoints/query/logs.all?project=alpha`)).status, 401);
+        } finally {
+          await open.close();
+        }
       });
     });
 

@@ -15,13 +15,14 @@ import { usageRollupBehaviour } from './usage-rollup.ts';
 import { storeCheckBehaviour } from './store-check.ts';
 import { ingestBehaviour } from './ingest.ts';
 import { queueingBehaviour } from './queueing.ts';
+import { formatsBehaviour } from './formats.ts';
 
 export interface BehaviourOptions {
   /** Suite name → why this engine cannot run it. */
   skip: Readonly<Partial<Record<SuiteName, string>>>;
 }
 
-const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour, hostile: hostileBehaviour, logflare: logflareBehaviour, usageRollup: usageRollupBehaviour, storeCheck: storeCheckBehaviour, ingest: ingestBehaviour, queueing: queueingBehaviour } as const;
+const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour, hostile: hostileBehaviour, logflare: logflareBehaviour, usageRollup: usageRollupBehaviour, storeCheck: storeCheckBehaviour, ingest: ingestBehaviour, queueing: queueingBehaviour, formats: formatsBehaviour } as const;
 export type SuiteName = keyof typeof SUITES;
 
 export function runBehaviour(factory: EngineFactory, options: BehaviourOptions): void {

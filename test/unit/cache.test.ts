@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { cacheKey } from '../../src/query/cache/cache-key.ts';
 import type { CachedPolicy } from '../../src/query/cache/cache-policy.ts';
 import { ResultCache, type CacheOptions } from '../../src/query/cache/result-cache.ts';
-import type { EncodedResult } from '../../src/query/encoded-result.ts';
+import { encodedResult, type EncodedResult } from '../../src/query/encoded-result.ts';
 
 
 // Fake time: tests move the clock and fire the warming tick by hand, never sleeping.
@@ -37,7 +37,7 @@ class FakeTime {
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function result(body: string): EncodedResult {
-  return { body: Buffer.from(body), contentLength: String(Buffer.byteLength(body)), etag: `"${body}"`, rows: 1, truncated: false, dbTimeMs: 1, headers: [] };
+  return { ...encodedResult(Buffer.from(body), 1, false, 1), etag: `"${body}"` };
 }
 
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {

@@ -26,6 +26,7 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY sql ./sql
+COPY public ./public
 COPY LICENSE README.md ./
 # Numeric, so it needs no user database in the base image; owns only the data volume.
 RUN mkdir -p /data && chown 10001:10001 /data

@@ -61,6 +61,10 @@ curl -fsS "$base/ready" | grep -q '"ready"' || fail "/ready is not ready"
 podman healthcheck run "$name" >/dev/null || fail "the image's HEALTHCHECK reports unhealthy"
 usage=$(curl -fsS -H "X-API-KEY: $token" "$base/api/endpoints/query/usage.api-counts?interval=daily&project=default") || fail "usage.api-counts"
 [[ "$usage" == '{"result":[{"timestamp":'* ]] || fail "usage.api-counts answered without rows: ${usage:0:200}"
+csv=$(curl -fsS -H "X-API-KEY: $token" -H 'Accept: text/csv' "$base/api/endpoints/query/usage.api-counts?interval=daily&project=default") || fail "usage.api-counts as CSV"
+[[ "$csv" == timestamp,total_rest_requests,* ]] || fail "CSV without its header row: ${csv:0:200}"
+curl -fsS "$base/" | grep -q '<title>Saved-query endpoints</title>' || fail "the explorer page (GET /) is not served"
+curl -fsS -o /dev/null "$base/explorer/explorer.js" || fail "the explorer's script is not served"
 
 stop_at=$SECONDS
 podman stop --time 15 "$name" >/dev/null

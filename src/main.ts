@@ -47,6 +47,7 @@ async function serve(): Promise<void> {
     started.push(`access token (generated for this run; set ACCESS_TOKENS to choose one): ${generated.token}`);
     started.push(`try: curl -H 'X-API-KEY: ${generated.token}' '${service.url}/api/endpoints/query/logs.all?project=default'`);
   }
+  started.push(`explorer: open ${service.url}/ in a browser`);
   // Regression: the line was written before these handlers existed, and a supervisor (or
   // test/process.test.ts) that signals as soon as it reads the line killed the process outright.
   let stopping = false;

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { acceptMismatch } from '../query/formats.ts';
+import { loadExplorer } from './explorer.ts';
 import { HttpError } from '../errors.ts';
 import { describeQuery } from '../ops/listing.ts';
 import { errorFields, type Logger } from '../ops/logger.ts';
@@ -19,7 +20,7 @@ import { TargetMemo, type RouteMatch } from './router.ts';
 import { ROUTES, writeAnswer, type RouteDeps } from './routes.ts';
 import { AnswerBatch } from './answer-batch.ts';
 
-export type HandlerDeps = Omit<RouteDeps, 'listing' | 'prepared' | 'answerTexts' | 'answers' | 'acceptMismatch'> & { logger: Logger };
+export type HandlerDeps = Omit<RouteDeps, 'listing' | 'prepared' | 'answerTexts' | 'answers' | 'acceptMismatch' | 'explorer'> & { logger: Logger };
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -39,6 +40,7 @@ export function createHandler(handlerDeps: HandlerDeps): Handler {
     targets: new TargetMemo(),
     answerTexts: new AnswerTexts(),
     acceptMismatch: acceptMismatch(config.compat),
+    explorer: loadExplorer(),
     answers: new AnswerBatch((ctx) => deliver(ctx)),
   };
   const cors: HeaderList = Object.freeze(

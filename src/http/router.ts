@@ -1,4 +1,5 @@
 import { BoundedMemo } from '../bounded-memo.ts';
+import { EXPLORER_PATHS } from './explorer.ts';
 
 /** The service's routes, matched by hand: a handful of fixed paths and one parameterised prefix. */
 export type Route =
@@ -12,7 +13,9 @@ export type Route =
   | { kind: 'ingest' }
   // Studio's Log Drains page (COMPAT=logflare): Logflare's backends, rules and sources.
   | { kind: 'drains' }
-  | { kind: 'sources' };
+  | { kind: 'sources' }
+  // The explorer page and its files (explorer.ts).
+  | { kind: 'page' };
 
 export type RouteKind = Route['kind'];
 
@@ -45,6 +48,7 @@ const FIXED: ReadonlyMap<string, RouteMatch> = new Map([
   ['/api/backends', DRAINS],
   ['/api/rules', DRAINS],
   ['/api/sources', { route: { kind: 'sources' }, allow: READ_METHODS }],
+  ...EXPLORER_PATHS.map((path) => [path, { route: { kind: 'page' }, allow: READ_METHODS }] as const),
 ]);
 
 /** Match a request path (without query string); null means 404. */

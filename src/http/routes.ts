@@ -24,6 +24,7 @@ import type { Ingest } from '../ingest/receiver.ts';
 import { logflareSourceList } from '../ingest/sources.ts';
 import type { AnswerBatch } from './answer-batch.ts';
 import type { Drain } from './drain.ts';
+import { sendAsset, type ExplorerAssets } from './explorer.ts';
 import type { RequestContext } from './request-context.ts';
 import { readInput } from './request-input.ts';
 import { sendAnswer, sendJson, type AnswerTexts } from './respond.ts';
@@ -54,6 +55,8 @@ export interface RouteDeps {
   prepared: PreparedCalls;
   /** What an Accept naming no format gets (formats.ts), decided once from COMPAT. */
   acceptMismatch: AcceptMismatch;
+  /** The explorer page's files, read at start-up. */
+  explorer: ExplorerAssets;
   /** Per-response header values of stored-query answers. */
   answerTexts: AnswerTexts;
   /** Where an answer ready at once waits for the end of the event-loop turn. */
@@ -66,6 +69,8 @@ const READY_TIMEOUT_MS = 2_000;
 
 export const ROUTES: Readonly<Record<RouteKind, RouteHandler>> = Object.freeze({
   health: (_deps, ctx) => sendJson(ctx.req, ctx.res, 200, { status: 'ok' }, ctx.headers),
+  // No token: the page asks for one and calls the API with it.
+  page: (deps, ctx) => sendAsset(ctx.req, ctx.res, deps.explorer.get(ctx.pathname)!, ctx.headers),
   ready,
   metrics: (deps, ctx) => {
     deps.auth.checkMetrics(ctx.req.headers);

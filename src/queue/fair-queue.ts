@@ -19,7 +19,8 @@
  * queues together are at `maxQueued` (503), or when a call has waited `queueTimeoutMs` (429 if its
  * own statements hold its share, 503 otherwise). A caller whose signal fires leaves at once.
  * Background work (cache warming, retention) runs only when no caller waits and, with more than
- * one connection, leaves one free; a caller that comes to depend on it promotes it.
+ * one connection, leaves one free; a caller that comes to depend on it, or a whole queue timeout
+ * spent waiting, raises it to a caller's turn.
  */
 import { performance } from 'node:perf_hooks';
 import { HttpError } from '../errors.ts';
@@ -194,7 +195,7 @@ export class FairQueue {
     }
     return new Promise<number>((resolve, reject) => {
       const w: Waiter = { owner: o, cls, enqueuedAt: this.now(), background: turn.background === true, timer: undefined, signal: turn.signal, onAbort: undefined, resolve, reject };
-      w.timer = setTimeout(() => this.timedOut(w), this.opts.queueTimeoutMs);
+      this.arm(w);
       if (turn.signal) {
         w.onAbort = () => {
           if (!this.remove(w)) return;
@@ -208,10 +209,7 @@ export class FairQueue {
         this.background.push(w);
         if (turn.promotion) {
           turn.promotion.onPromote = () => {
-            if (!w.background || !this.remove(w)) return;
-            w.background = false;
-            this.add(w);
-            this.pump();
+            if (w.background) this.raise(w);
           };
           if (turn.promotion.promoted) turn.promotion.onPromote();
         }
@@ -239,7 +237,24 @@ export class FairQueue {
     return true;
   }
 
+  /** Start (or restart) a waiter's queue timeout. */
+  private arm(w: Waiter): void {
+    w.timer = setTimeout(() => this.timedOut(w), this.opts.queueTimeoutMs);
+  }
+
+  /** A background turn served as a caller's from now on, in its owner's queue, with a fresh timeout. */
+  private raise(w: Waiter): void {
+    if (!this.remove(w)) return;
+    w.background = false;
+    this.add(w);
+    this.arm(w);
+    this.pump();
+  }
+
   private timedOut(w: Waiter): void {
+    // Background work that waited a whole timeout (callers kept every connection busy) is not
+    // refused but raised, so warming and retention still make progress under sustained load.
+    if (w.background) return this.raise(w);
     if (!this.remove(w)) return;
     this.opts.observer?.rejected(w.cls, 'queue_timeout');
     const waited = `${this.opts.queueTimeoutMs} ms (QUEUE_TIMEOUT_MS)`;

@@ -179,3 +179,31 @@ test('a held turn keeps its connection, and its owner is charged, until the engi
   await settle();
   assert.deepEqual(started, ['a1', 'b1']);
 });
+
+test('background work that waited a whole queue timeout is raised, not refused: it runs before callers that came later', async () => {
+  const { started, submit, end, seen } = setup({ capacity: 1, queueTimeoutMs: 50 });
+  const a = {};
+  void submit('a1', a);
+  const a2 = submit('a2', a);
+  void submit('r1', {}, { background: true });
+  // At 50 ms a2 is refused (it waited on its own token's statement) and r1 is raised to a caller's turn.
+  await assert.rejects(a2, (err: HttpError) => err.code === 'too_many_requests');
+  await new Promise((r) => setTimeout(r, 10));
+  void submit('a3', a);
+  await end('a1', 1);
+  assert.deepEqual(started, ['a1', 'r1']);
+  assert.deepEqual(seen.rejected, [['query', 'queue_timeout']]);
+  await end('r1', 1);
+  assert.deepEqual(started, ['a1', 'r1', 'a3']);
+});
+
+test('a promoted background turn keeps a queue timeout: it does not wait forever', async () => {
+  const { submit } = setup({ capacity: 1, queueTimeoutMs: 20 });
+  const a = {};
+  void submit('a1', a);
+  const promotion: Promotion = { promoted: false, onPromote: null };
+  const raised = submit('w1', {}, { background: true, promotion });
+  promotion.promoted = true;
+  promotion.onPromote?.();
+  await assert.rejects(raised, (err: HttpError) => err.code === 'overloaded');
+});

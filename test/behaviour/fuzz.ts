@@ -121,6 +121,20 @@ function judgeResponse(res: RawResponse, head: boolean): string | null {
   if (status >= 200 && status < 300) {
     // /metrics is the one success that is not JSON: Prometheus text exposition format.
     if (type.startsWith('text/plain; version=0.0.4')) return head ? null : res.body.toString('utf8').startsWith('# HELP ') ? null : 'metrics body is not Prometheus text';
+    // The explorer page and its files (src/http/explorer.ts).
+    if (type === 'text/html; charset=utf-8') return head || res.body.toString('utf8').startsWith('<!doctype html>') ? null : 'an HTML success that is not the explorer page';
+    if (['text/javascript; charset=utf-8', 'text/css; charset=utf-8', 'image/svg+xml'].includes(type)) return res.headers['content-security-policy'] ? null : 'a page file without its Content-Security-Policy';
+    // The other answer formats (src/query/formats.ts), should a request ask for one.
+    if (type.startsWith('text/csv')) return head || res.body.length === 0 || res.body.toString('utf8').endsWith('\r\n') ? null : 'CSV not ending in CRLF';
+    if (type.startsWith('application/x-ndjson')) {
+      if (head) return null;
+      try {
+        for (const line of res.body.toString('utf8').split('\n').filter((l) => l !== '')) JSON.parse(line);
+        return null;
+      } catch {
+        return 'an NDJSON line is not JSON';
+      }
+    }
     if (!json) return 'success without a JSON content type';
     if (head) return null;
     try {

@@ -18,7 +18,11 @@ const ROUTES: [string, unknown][] = [
   ['/api/endpoints/query', null],
   ['/health/', null],
   ['/HEALTH', null],
-  ['/', null],
+  ['/', { kind: 'page' }],
+  ['/explorer/explorer.js', { kind: 'page' }],
+  ['/explorer/', null],
+  ['/explorer/other.js', null],
+  ['/index.html', null],
   ['', null],
 ];
 for (const [path, expected] of ROUTES) {

@@ -161,6 +161,20 @@ export function logflareBehaviour(factory: EngineFactory): void {
       }
     });
 
+    test('API report "network traffic": Kong\'s content_length headers summed as MB (known rows, and the demo rows carry them)', async () => {
+      const traffic = OTHER_REAL_QUERIES.find((q) => q.name === 'API report: network traffic')!.sql;
+      const ts = at(7, 0);
+      await insertRows(store.admin, 'edge_logs', [
+        { id: '00000000-0000-4000-8000-0000000000f1', timestamp: ts, project: 'nt', event_message: 'POST', metadata: { request: { method: 'POST', headers: { content_length: '1500000' } }, response: { status_code: 201, headers: { content_length: '3000000' } } } },
+        { id: '00000000-0000-4000-8000-0000000000f2', timestamp: ts, project: 'nt', event_message: 'PATCH', metadata: { request: { method: 'PATCH', headers: { content_length: '500000' } }, response: { status_code: 204, headers: {} } } },
+      ]);
+      const known = await logs(traffic, { project: 'nt' });
+      assert.equal(known.res.status, 200, JSON.stringify(known.body));
+      assert.deepEqual(known.body.result.map((r: Json) => [r.ingress_mb, r.egress_mb]), [[2, 3]]);
+      const demo = await logs(traffic, { project: 'default', iso_timestamp_start: iso(24 * 3_600_000) });
+      assert.ok(demo.body.result.some((r: Json) => r.ingress_mb > 0) && demo.body.result.every((r: Json) => r.egress_mb > 0), JSON.stringify(demo.body.result.slice(0, 3)));
+    });
+
     test('usage.api-counts: 1hr is minute buckets of the last hour, 7day day buckets; hourly/daily/minutely unchanged; other Studio params ignored', async () => {
       const usage = async (interval: string) => {
         const res = await call(base, `/api/endpoints/query/usage.api-counts?project=default&interval=${interval}&ref=default&project_tier=FREE`);

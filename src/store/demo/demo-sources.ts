@@ -120,6 +120,10 @@ const edge: Source = (r, project) => {
   const host = `${project}.example.co`;
   const url = `https://${host}${path}${search}`;
   const requestId = uuid(r.u32(), r);
+  // Kong's `content_length` headers, as text (Studio's API report sums them as network traffic):
+  // on requests that carry a body, and on every response that is not an upgrade or empty.
+  const requestLength = method === 'POST' || method === 'PATCH' || method === 'PUT' ? `,"content_length":"${40 + r.int(4000)}"` : '';
+  const responseLength = status === 101 || status === 204 ? '' : `,"content_length":"${status >= 400 ? 60 + r.int(200) : 200 + r.int(20000)}"`;
   return {
     message: `${method} | ${status} | ${ip} | ${requestId} | ${url} | ${ua}`,
     project,
@@ -127,8 +131,8 @@ const edge: Source = (r, project) => {
     metadata:
       `{"request_id":"${requestId}","request":{"url":"${url}","path":"${path}","method":"${method}","host":"${host}","search":"${search}","protocol":"https:",` +
       `"headers":{"x_forwarded_for":"${ip}","cf_connecting_ip":"${ip}","x_real_ip":"${ip}","user_agent":"${ua}","x_client_info":"${r.pick(CLIENT_INFO)}",` +
-      `"accept":"application/json","referer":"https://${host}/"},"cf":{"country":"${r.pick(COUNTRIES)}","asn":${13335 + r.int(50000)}}},` +
-      `"response":{"status_code":${status},"origin_time":${r.chance(0.03) ? 1000 + r.int(4000) : 2 + r.int(400)},"headers":{"cf_cache_status":"${r.pick(CACHE_STATUSES)}","content_type":"application/json"}}}`,
+      `"accept":"application/json","referer":"https://${host}/"${requestLength}},"cf":{"country":"${r.pick(COUNTRIES)}","asn":${13335 + r.int(50000)}}},` +
+      `"response":{"status_code":${status},"origin_time":${r.chance(0.03) ? 1000 + r.int(4000) : 2 + r.int(400)},"headers":{"cf_cache_status":"${r.pick(CACHE_STATUSES)}","content_type":"application/json"${responseLength}}}}`,
   };
 };
 

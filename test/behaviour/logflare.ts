@@ -224,6 +224,11 @@ export function logflareBehaviour(factory: EngineFactory): void {
       { name: 'COUNTIF, IFNULL, STARTS_WITH, REGEXP_CONTAINS', sql: "select countif(r.method = 'GET') as gets, countif(starts_with(r.path, '/auth')) as auth, countif(regexp_contains(event_message, r'^POST')) as posts, ifnull(max(r.host), 'none') as host from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r", expect: [{ gets: 1, auth: 1, posts: 1, host: 'none' }] },
       { name: 'identifier is the project', sql: 'select distinct identifier from edge_logs', expect: [{ identifier: 'lf' }] },
       { name: 'double-quoted strings, backtick names and a trailing comma before FROM', sql: 'select `event_message`, from `edge_logs` where event_message = "no request record"', expect: [{ event_message: 'no request record' }] },
+      {
+        name: 'APPROX_QUANTILES with [OFFSET(n)], [SAFE_OFFSET(n)] and [ORDINAL(n)] (Studio\'s Auth report): exact quantiles, NULL past the end when SAFE',
+        sql: 'select approx_quantiles(r.origin_time, 2) as q, approx_quantiles(r.origin_time, 2)[offset(1)] as p50, approx_quantiles(r.origin_time, 2)[safe_offset(5)] as past, approx_quantiles(r.origin_time, 2)[ORDINAL(3)] as top from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r',
+        expect: [{ q: [3, 12, 31], p50: 12, past: null, top: 31 }],
+      },
       { name: 'TIMESTAMP_SUB with INTERVAL, CURRENT_TIMESTAMP()', sql: 'select count(*) as n, from edge_logs where timestamp > timestamp_sub(current_timestamp(), interval 1 hour)', expect: [{ n: 3 }] },
     ];
     for (const c of MEANING) {
@@ -232,6 +237,13 @@ export function logflareBehaviour(factory: EngineFactory): void {
         assert.deepEqual(got.map((r) => Object.fromEntries(Object.keys(c.expect[0]!).map((k) => [k, r[k]]))), c.expect);
       });
     }
+
+    test('[OFFSET(n)] past the end of the array is a 400 naming the subscript and the array\'s length', async () => {
+      const bad = await logs('select approx_quantiles(r.origin_time, 2)[offset(3)] as q from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r');
+      assert.equal(bad.res.status, 400);
+      assert.equal(bad.body.error.code, 'query_error');
+      assert.match(bad.body.error.message, /OFFSET\(3\) is out of bounds: the array has 3 elements/);
+    });
 
     test('SAFE_CAST gives NULL on bad input where CAST is a 400; Studio auth severity filter finds levels and 5xx', async () => {
       const got = await rows('select event_message, safe_cast(metadata.status as int64) as s from auth_logs cross join unnest(metadata) as metadata order by timestamp');

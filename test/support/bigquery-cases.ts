@@ -118,6 +118,12 @@ export const TRANSLATED: readonly (readonly [bigquery: string, postgresql: strin
   ["select split(event_message, ' ') as p, split(event_message) as q from edge_logs", "select string_to_array(event_message, ' ') as p, string_to_array(event_message, ',') as q from edge_logs"],
   ["select array_length(split(event_message, ' ')) as n from edge_logs", "select cardinality(string_to_array(event_message, ' ')) as n from edge_logs"],
   [`select approx_count_distinct(m.user) as u ${M}`, "select count(distinct metadata ->> 'user') as u from edge_logs"],
+  // APPROX_QUANTILES and array subscripts (Studio's Auth report: `q[OFFSET(50)]`)
+  [`select approx_quantiles(m.ms, 4) as q ${M}`, "select percentile_disc(array[0, 0.25, 0.5, 0.75, 1]::float8[]) within group (order by (metadata ->> 'ms')::numeric) as q from edge_logs"],
+  [`select approx_quantiles(m.ms, 4)[offset(2)] as p50 ${M}`, "select (percentile_disc(array[0, 0.25, 0.5, 0.75, 1]::float8[]) within group (order by (metadata ->> 'ms')::numeric))[case when percentile_disc(array[0, 0.25, 0.5, 0.75, 1]::float8[]) within group (order by (metadata ->> 'ms')::numeric) is null or 2 is null or (2 >= 0 and 2 < cardinality(percentile_disc(array[0, 0.25, 0.5, 0.75, 1]::float8[]) within group (order by (metadata ->> 'ms')::numeric))) then 2 + 1 else (((('OFFSET(' || 2::text) || ') is out of bounds: the array has ') || coalesce(cardinality(percentile_disc(array[0, 0.25, 0.5, 0.75, 1]::float8[]) within group (order by (metadata ->> 'ms')::numeric)), 0)::text) || ' elements')::int4 end] as p50 from edge_logs"],
+  ['select q[SAFE_OFFSET(1)] as b from (select split(event_message) as q from edge_logs) as s', "select q[1 + 1] as b from (select string_to_array(event_message, ',') as q from edge_logs) s"],
+  ['select split(event_message, \' \')[SAFE_ORDINAL(2)] as w from edge_logs', "select (string_to_array(event_message, ' '))[2] as w from edge_logs"],
+  ['select q[ORDINAL(1)] as a from (select split(event_message) as q from edge_logs) as s', "select q[case when q is null or 1 is null or (1 >= 1 and 1 <= cardinality(q)) then 1 else (((('ORDINAL(' || 1::text) || ') is out of bounds: the array has ') || coalesce(cardinality(q), 0)::text) || ' elements')::int4 end] as a from (select string_to_array(event_message, ',') as q from edge_logs) s"],
   [`select strpos(lower(cast(m.path as string)), 'rest') as p ${M}`, "select strpos(lower((metadata ->> 'path')::text), 'rest') as p from edge_logs"],
   // casts
   ['select cast(timestamp as datetime) as t from edge_logs', "select timezone('UTC', timestamp::timestamptz) as t from edge_logs"],
@@ -165,6 +171,9 @@ export const REFUSED_TRANSLATIONS: readonly (readonly [bigquery: string, message
   ["select format_timestamp('%F', timestamp) as d from edge_logs", /FORMAT_TIMESTAMP is not supported at character 8/],
   ["select parse_timestamp('%F', event_message) as d from edge_logs", /PARSE_TIMESTAMP is not supported/],
   ["select json_extract(event_message, '$.a') as d from edge_logs", /JSON_EXTRACT is not supported/],
+  ['select approx_quantiles(id, 0) as q from edge_logs', /APPROX_QUANTILES needs a whole number of quantiles from 1 to 1000 as its second argument at character 29/],
+  ['select approx_quantiles(id, n) as q from edge_logs', /APPROX_QUANTILES needs a whole number of quantiles/],
+  ['select q[offset(1)][offset(2)] as q from (select split(event_message) as q from edge_logs) as s', /one \[OFFSET\(n\)\] at a time/],
   ["select json_value(event_message, '$.a') as d from edge_logs", /SQL\/JSON functions \(JSON_VALUE, JSON_QUERY, JSON_EXISTS, …\) are not supported at character 8/],
   ['select any_value(event_message) as d from edge_logs', /ANY_VALUE is not supported/],
   ['select generate_array(1, 3) as d from edge_logs', /GENERATE_ARRAY is not supported/],

@@ -8,7 +8,7 @@ import { REFUSED_TRANSLATIONS, TRANSLATED } from '../support/bigquery-cases.ts';
 
 const TABLES = ['edge_logs', 'postgres_logs', 'function_edge_logs', 'function_logs', 'auth_logs', 'realtime_logs', 'storage_logs', 'postgrest_logs', 'pgbouncer_logs'];
 
-const POSITIONS = new Set(['location', 'rexpr_list_start', 'rexpr_list_end']);
+const POSITIONS = new Set(['location', 'rexpr_list_start', 'rexpr_list_end', 'list_start', 'list_end']);
 
 /** A statement's parse tree without positions: equal trees, equal meaning, whatever the layout. */
 function tree(parser: SqlParser, sql: string): unknown {

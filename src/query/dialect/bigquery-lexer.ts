@@ -7,7 +7,10 @@
  * - a comma right before FROM (BigQuery allows a trailing comma in the select list) → nothing;
  * - `SAFE_CAST(x AS T)` → `CAST(x AS bq_safe.T)`, a marker the tree rewrite turns into a cast that
  *   gives NULL on bad input (the marker can only reach the database through that rewrite);
- * - `INTERVAL 5 MINUTE` → `(5 * interval '1 minute')`; `CURRENT_TIMESTAMP()` → `CURRENT_TIMESTAMP`.
+ * - `INTERVAL 5 MINUTE` → `(5 * interval '1 minute')`; `CURRENT_TIMESTAMP()` → `CURRENT_TIMESTAMP`;
+ * - `x[OFFSET(n)]`, `[SAFE_OFFSET(n)]`, `[ORDINAL(n)]`, `[SAFE_ORDINAL(n)]` → `x[bq_offset(n)]` (and
+ *   so on: a marker call the tree rewrite turns into PostgreSQL's 1-based subscript), with a call's
+ *   result parenthesised first (`f(a)[…]` → `(f(a))[…]`), as PostgreSQL's grammar needs.
  * It keeps, for each character it writes, the caller's character it came from, so every error
  * names a position in what the caller sent.
  */
@@ -21,6 +24,11 @@ export interface PrePassed {
 
 /** Schema-like qualifier the pre-pass puts on SAFE_CAST's type; see translate.ts. */
 export const SAFE_CAST_MARK = 'bq_safe';
+
+/** Array subscript → the marker call the pre-pass writes inside the brackets; see functions.ts. */
+export const SUBSCRIPT_MARKS: Readonly<Record<string, string>> = Object.freeze({
+  offset: 'bq_offset', safe_offset: 'bq_safe_offset', ordinal: 'bq_ordinal', safe_ordinal: 'bq_safe_ordinal',
+});
 
 const INTERVAL_UNITS: Readonly<Record<string, string>> = Object.freeze({
   microsecond: '1 microsecond', millisecond: '1 millisecond', second: '1 second', minute: '1 minute',
@@ -48,15 +56,22 @@ interface Tok {
 /** Translate BigQuery lexical forms to PostgreSQL ones; throws `invalid_sql` on an unterminated literal. */
 export function prePass(sql: string): PrePassed {
   const tokens = lex(sql);
+  // Pieces of output, each with the caller's index it came from; joined (and expanded per
+  // character) at the end, so a piece can still be inserted before an earlier one.
   const out: string[] = [];
-  const origin: number[] = [];
-  const emit = (text: string, from: number): void => {
+  const from: number[] = [];
+  const emit = (text: string, at: number): void => {
     out.push(text);
-    for (let i = 0; i < text.length; i++) origin.push(from);
+    from.push(at);
   };
   // SAFE_CAST bookkeeping: paren depth at which each open SAFE_CAST's AS is expected.
   const safeDepths: number[] = [];
   let depth = 0;
+  // For each open `(`: the output piece where what it belongs to starts (the function name before
+  // it, dotted names included, else the paren itself); `closedStart` is that of the last `)`.
+  const openStarts: number[] = [];
+  let closedStart = -1;
+  let lastWordStart = -1;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const next = tokens[i + 1];
@@ -65,13 +80,37 @@ export function prePass(sql: string): PrePassed {
     if (i > 0 && (t.start > tokens[i - 1]!.end || t.kind === 'string')) emit(' ', t.start);
     if (t.kind === 'punct' && t.text === ',' && next?.kind === 'word' && next.word === 'from') continue;
     if (t.kind === 'punct') {
-      if (t.text === '(') depth++;
-      else if (t.text === ')') {
+      const prev = tokens[i - 1];
+      if (t.text === '(') {
+        depth++;
+        // A name right before the paren (no space: `count(`, not `select (`) is the call's.
+        openStarts.push((prev?.kind === 'word' || prev?.kind === 'quoted') && prev.end === t.start && lastWordStart >= 0 ? lastWordStart : out.length);
+      } else if (t.text === ')') {
         if (safeDepths[safeDepths.length - 1] === depth) safeDepths.pop();
         depth--;
+        closedStart = openStarts.pop() ?? -1;
+      } else if (t.text === '[' && next?.kind === 'word' && SUBSCRIPT_MARKS[next.word] !== undefined && tokens[i + 2]?.text === '(') {
+        // A call's result (`f(x)[OFFSET(1)]`) must be parenthesised for PostgreSQL to subscript it.
+        if (prev?.text === ')' && closedStart >= 0) {
+          out.splice(closedStart, 0, '(');
+          from.splice(closedStart, 0, from[closedStart]!);
+          emit(')', t.start);
+        }
+        emit('[', t.start);
+        emit(SUBSCRIPT_MARKS[next.word]!, next.start);
+        i++;
+        continue;
       }
+      if (t.text !== '.') lastWordStart = -1;
       emit(t.text, t.start);
       continue;
+    }
+    // A name's start, carried over `.` to the first part of a dotted name (`net.host`).
+    if (t.kind === 'word' || t.kind === 'quoted') {
+      const dotted = tokens[i - 1]?.text === '.' && lastWordStart >= 0;
+      if (!dotted) lastWordStart = out.length;
+    } else {
+      lastWordStart = -1;
     }
     if (t.kind !== 'word') {
       emit(t.text, t.start);
@@ -111,6 +150,10 @@ export function prePass(sql: string): PrePassed {
     }
     emit(t.text, t.start);
   }
+  const origin: number[] = [];
+  out.forEach((piece, k) => {
+    for (let c = 0; c < piece.length; c++) origin.push(from[k]!);
+  });
   return { text: out.join(''), origin };
 }
 

@@ -3,7 +3,7 @@
  * its arguments already translated, read in the context the function needs (a numeric aggregate
  * reads a JSON field as a number, a string function as text).
  */
-import { SAFE_CAST_MARK } from './bigquery-lexer.ts';
+import { SAFE_CAST_MARK, SUBSCRIPT_MARKS } from './bigquery-lexer.ts';
 import type { Ctx } from './record-scope.ts';
 import { nodeType, wrapped, type Json } from '../sandbox/sql-parser.ts';
 import { and, boolConst, call, caseWhen, cast, coalesce, columnFields, constKind, int, interval, names, nullIf, op, text, type Node } from './nodes.ts';
@@ -24,7 +24,7 @@ const NUMERIC_ARGS: ReadonlySet<string> = new Set([
 /** BigQuery functions with no translation: named in the refusal instead of failing later as "not allowed". */
 const UNSUPPORTED: ReadonlySet<string> = new Set([
   'format_timestamp', 'format_datetime', 'format_date', 'parse_timestamp', 'parse_datetime', 'parse_date', 'json_extract',
-  'json_extract_scalar', 'json_value', 'json_query', 'json_extract_array', 'to_json_string', 'approx_quantiles',
+  'json_extract_scalar', 'json_value', 'json_query', 'json_extract_array', 'to_json_string',
   'approx_top_count', 'approx_top_sum', 'generate_array', 'generate_timestamp_array', 'generate_date_array', 'array_concat',
   'any_value', 'farm_fingerprint', 'sha256', 'sha1', 'to_base64', 'from_base64', 'net.host', 'net.reg_domain',
 ]);
@@ -162,12 +162,64 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     case 'array_length':
       if (raw.length !== 1) return plain(body, node, r);
       return call('cardinality', args('text'));
+    case 'approx_quantiles': {
+      // Exact quantiles are valid approximate ones: n + 1 boundaries, minimum to maximum, each the
+      // first value at or past its fraction of the ordered non-null values (percentile_disc).
+      arity(2);
+      const n = Number((wrapped(raw[1], 'A_Const')?.['ival'] as Json | undefined)?.['ival']);
+      if (!Number.isInteger(n) || n < 1 || n > MAX_QUANTILES) r.fail(`APPROX_QUANTILES needs a whole number of quantiles from 1 to ${MAX_QUANTILES} as its second argument`, raw[1] ?? node);
+      const fractions = Array.from({ length: n + 1 }, (_, i): Node => ({ A_Const: { fval: { fval: String(i / n) } } }));
+      const sortBy: Node = { SortBy: { node: r.arg(raw[0]!, 'numeric'), sortby_dir: 'SORTBY_DEFAULT', sortby_nulls: 'SORTBY_NULLS_DEFAULT' } };
+      return window(call('percentile_disc', [arrayCast({ A_ArrayExpr: { elements: fractions } }, 'float8')], { agg_order: [sortBy], agg_within_group: true }));
+    }
     case 'approx_count_distinct':
       arity(1);
       return window(call('count', args('text'), { agg_distinct: true }));
     default:
       return plain(body, node, r);
   }
+}
+
+/** Most quantiles APPROX_QUANTILES may ask for (BigQuery has no stated bound; this keeps plans small). */
+const MAX_QUANTILES = 1000;
+
+const arrayCast = (arg: Node, elementType: string): Node => ({
+  TypeCast: { arg, typeName: { names: [{ String: { sval: elementType } }], typemod: -1, arrayBounds: [{ Integer: { ival: -1 } }] } },
+});
+
+/** The marker call the pre-pass writes for each subscript form → its name, 0-based or not, and whether it raises. */
+const SUBSCRIPTS: ReadonlyMap<string, { name: string; zeroBased: boolean; safe: boolean }> = new Map(
+  Object.entries(SUBSCRIPT_MARKS).map(([form, mark]) => [mark, { name: form.toUpperCase(), zeroBased: form.endsWith('offset'), safe: form.startsWith('safe_') }]),
+);
+
+/**
+ * `array[OFFSET(n)]` and its kin (marked by the pre-pass) → PostgreSQL's 1-based subscript.
+ * SAFE_ forms are NULL out of range, as PostgreSQL's subscript is; OFFSET and ORDINAL raise, as
+ * BigQuery does: the index becomes a cast of a message naming the subscript, which fails (class
+ * 22, a 400 naming it) only when it is out of range. A NULL array or index gives NULL.
+ */
+export function rewriteSubscript(body: Json, node: Node, r: Rewriter): Node | undefined {
+  const indirection = body['indirection'] as Node[];
+  const markAt = indirection.findIndex((i) => SUBSCRIPTS.has(names((wrapped(wrapped(i, 'A_Indices')?.['uidx'], 'FuncCall') ?? {})['funcname'])[0] ?? ''));
+  if (markAt === -1) return undefined;
+  if (indirection.length !== 1) r.fail('an array subscript on anything but a whole array (one [OFFSET(n)] at a time) is not supported', node);
+  const mark = wrapped(wrapped(indirection[0], 'A_Indices')!['uidx'], 'FuncCall')!;
+  const form = SUBSCRIPTS.get(names(mark['funcname'])[0]!)!;
+  const args = (mark['args'] as Node[] | undefined) ?? [];
+  if (args.length !== 1) r.fail(`${form.name} takes one index`, node);
+  const array = r.arg(body['arg'] as Node, 'text');
+  const index = r.arg(args[0]!, 'numeric');
+  const pgIndex = form.zeroBased ? op('+', index, int(1)) : index;
+  let subscript = pgIndex;
+  if (!form.safe) {
+    const low = form.zeroBased ? int(0) : int(1);
+    const inRange = and(op('>=', structuredClone(index), low), op(form.zeroBased ? '<' : '<=', structuredClone(index), call('cardinality', [structuredClone(array)])));
+    const message = op('||', op('||', op('||', op('||', text(`${form.name}(`), cast(structuredClone(index), 'text')), text(') is out of bounds: the array has ')), cast(coalesce([call('cardinality', [structuredClone(array)]), int(0)]), 'text')), text(' elements'));
+    subscript = caseWhen([[{ BoolExpr: { boolop: 'OR_EXPR', args: [{ NullTest: { arg: structuredClone(array), nulltesttype: 'IS_NULL' } }, { NullTest: { arg: structuredClone(index), nulltesttype: 'IS_NULL' } }, inRange] } }, pgIndex]], cast(message, 'int4'));
+  }
+  body['arg'] = array;
+  body['indirection'] = [{ A_Indices: { uidx: subscript } }];
+  return node;
 }
 
 /** A function PostgreSQL has under the same name: translate its arguments and clauses in place. */

@@ -15,7 +15,7 @@ import { HttpError } from '../../errors.ts';
 import { checkTopLevel, parseCaller, preflight } from '../sandbox/caller-sql.ts';
 import { nodeType, reject, wrapped, type Json, type SqlParser } from '../sandbox/sql-parser.ts';
 import { prePass, type PrePassed } from './bigquery-lexer.ts';
-import { rewriteCall, rewriteCast, type Rewriter } from './functions.ts';
+import { rewriteCall, rewriteCast, rewriteSubscript, type Rewriter } from './functions.ts';
 import { readPath, Scope, type Binding, type Ctx } from './record-scope.ts';
 import { and, call, coalesce, column, columnFields, constKind, locationOf, names, op, text, cast, int, type Node } from './nodes.ts';
 
@@ -274,6 +274,8 @@ class Translator {
         return node;
       case 'FuncCall':
         return rewriteCall(body, node, this.rewriter(scope));
+      case 'A_Indirection':
+        return rewriteSubscript(body, node, this.rewriter(scope)) ?? (this.children(body, 'text', scope), node);
       case 'TypeCast':
         return rewriteCast(body, node, this.rewriter(scope));
       case 'CaseExpr': {

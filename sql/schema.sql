@@ -223,3 +223,18 @@ begin
   end if;
 end
 $do$;
+
+-- Text to jsonb without raising: NULL for text that is not JSON. BigQuery's JSON functions read a
+-- log line that may or may not be JSON (GoTrue's event_message) and answer NULL for the latter;
+-- PostgreSQL 15 has no safe parse (`IS JSON` and pg_input_is_valid came in 16), so the BigQuery
+-- translation (COMPAT=logflare) calls this. Immutable and without side effects; callers' sql may
+-- call it too. The exception block costs a subtransaction per call that fails to parse.
+create or replace function try_jsonb(value text) returns jsonb
+  language plpgsql immutable parallel safe
+as $$
+begin
+  return value::jsonb;
+exception when invalid_text_representation then
+  return null;
+end
+$$;

@@ -1,5 +1,6 @@
 import { HttpError } from '../errors.ts';
 import { RESULT_TOO_LARGE } from './result-limit.ts';
+import { STORE_RETRY_AFTER_SECONDS } from './store-check.ts';
 
 /** What the request was doing when the database failed, to attribute the error correctly. */
 export interface DbErrorContext {
@@ -59,6 +60,13 @@ export function mapDbError(err: unknown, ctx: DbErrorContext): HttpError {
     const param = culprit(message, ctx.params);
     return new HttpError('invalid_parameter', `${param === undefined ? 'A parameter' : `Parameter "${param}"`} has a value the stored query cannot use: ${message}`, {
       ...(param === undefined ? {} : { param }),
+      cause: err,
+    });
+  }
+  // The log schema's own helper (sql/schema.sql), missing from a store made before it existed.
+  if (code === '42883' && /\btry_jsonb\(/.test(message)) {
+    return new HttpError('store_not_ready', `The log store lacks the function try_jsonb(text) that BigQuery's JSON functions use (${message}): apply the schema again (node dist/main.js schema; it keeps every row).`, {
+      headers: { 'Retry-After': STORE_RETRY_AFTER_SECONDS },
       cause: err,
     });
   }

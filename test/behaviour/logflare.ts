@@ -238,6 +238,31 @@ export function logflareBehaviour(factory: EngineFactory): void {
       });
     }
 
+    test('JSON_VALUE, JSON_EXTRACT_SCALAR, JSON_QUERY over event_message: GoTrue\'s JSON lines read, plain text and broken JSON NULL, never an error', async () => {
+      const lines: [string, string][] = [
+        ['j1', '{"auth_event":{"action":"login","actor_id":"u-1"},"duration":1500000,"metering":true,"msg":"ok"}'],
+        ['j2', '{"action":"user_signedup","user_id":"u-2","provider":"email","tags":["a","b"]}'],
+        ['j3', 'plain text, not JSON'],
+        ['j4', '{"broken": '],
+      ];
+      await insertRows(store.admin, 'auth_logs', lines.map(([id, message], i) => ({ id: `00000000-0000-4000-8000-0000000000${id === 'j1' ? 'd1' : id === 'j2' ? 'd2' : id === 'j3' ? 'd3' : 'd4'}`, timestamp: at(8, i), project: 'jv', event_message: message, metadata: {} })));
+      const got = await rows(
+        `select coalesce(json_value(event_message, '$.auth_event.action'), json_value(event_message, "$.action")) as action,
+           coalesce(json_value(event_message, '$.auth_event.actor_id'), json_extract_scalar(event_message, '$.user_id')) as actor,
+           safe_cast(json_value(event_message, '$.duration') as float64) / 1000000.0 as ms,
+           json_query(event_message, '$.metering') as metering, json_value(event_message, '$.tags') as tags_scalar,
+           json_query(event_message, '$.tags') as tags, json_value(event_message, '$.tags[1]') as tag1
+         from auth_logs order by timestamp`,
+        { project: 'jv' },
+      );
+      assert.deepEqual(got, [
+        { action: 'login', actor: 'u-1', ms: 1.5, metering: 'true', tags_scalar: null, tags: null, tag1: null },
+        { action: 'user_signedup', actor: 'u-2', ms: null, metering: null, tags_scalar: null, tags: '["a", "b"]', tag1: 'b' },
+        { action: null, actor: null, ms: null, metering: null, tags_scalar: null, tags: null, tag1: null },
+        { action: null, actor: null, ms: null, metering: null, tags_scalar: null, tags: null, tag1: null },
+      ]);
+    });
+
     test('[OFFSET(n)] past the end of the array is a 400 naming the subscript and the array\'s length', async () => {
       const bad = await logs('select approx_quantiles(r.origin_time, 2)[offset(3)] as q from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r');
       assert.equal(bad.res.status, 400);

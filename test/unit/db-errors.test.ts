@@ -72,3 +72,12 @@ for (const [what, err] of CALLER_RESOURCES) {
     assert.notEqual(mapDbError(err, plain).status, 400);
   });
 }
+
+// Regression guard: a store made before try_jsonb existed answered BigQuery JSON functions with a
+// bare "function does not exist" 400; it is the store's to fix, and the message says how.
+test('the missing try_jsonb helper is 503 store_not_ready naming the schema command; another missing function stays the caller\'s 400', () => {
+  const missing = mapDbError(withError('function try_jsonb(text) does not exist', { code: '42883' }), { callerSql: true, regexParam: undefined });
+  assert.deepEqual([missing.code, missing.status, missing.headers['Retry-After']], ['store_not_ready', 503, '5']);
+  assert.match(missing.message, /node dist\/main\.js schema/);
+  assert.equal(mapDbError(withError('function nope(text) does not exist', { code: '42883' }), { callerSql: true, regexParam: undefined }).code, 'query_error');
+});

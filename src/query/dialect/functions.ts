@@ -6,7 +6,7 @@
 import { SAFE_CAST_MARK, SUBSCRIPT_MARKS } from './bigquery-lexer.ts';
 import type { Ctx } from './record-scope.ts';
 import { nodeType, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { and, boolConst, call, caseWhen, cast, coalesce, columnFields, constKind, int, interval, names, nullIf, op, text, type Node } from './nodes.ts';
+import { and, boolConst, call, caseWhen, cast, coalesce, columnFields, constKind, int, interval, names, nullConst, nullIf, op, text, type Node } from './nodes.ts';
 
 export interface Rewriter {
   /** Translate an argument, reading a JSON path in it as `ctx`. */
@@ -23,8 +23,8 @@ const NUMERIC_ARGS: ReadonlySet<string> = new Set([
 
 /** BigQuery functions with no translation: named in the refusal instead of failing later as "not allowed". */
 const UNSUPPORTED: ReadonlySet<string> = new Set([
-  'format_timestamp', 'format_datetime', 'format_date', 'parse_timestamp', 'parse_datetime', 'parse_date', 'json_extract',
-  'json_extract_scalar', 'json_value', 'json_query', 'json_extract_array', 'to_json_string',
+  'format_timestamp', 'format_datetime', 'format_date', 'parse_timestamp', 'parse_datetime', 'parse_date',
+  'json_extract_array', 'json_value_array', 'to_json_string',
   'approx_top_count', 'approx_top_sum', 'generate_array', 'generate_timestamp_array', 'generate_date_array', 'array_concat',
   'any_value', 'farm_fingerprint', 'sha256', 'sha1', 'to_base64', 'from_base64', 'net.host', 'net.reg_domain',
 ]);
@@ -162,6 +162,19 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     case 'array_length':
       if (raw.length !== 1) return plain(body, node, r);
       return call('cardinality', args('text'));
+    case 'bq_json_value':
+    case 'json_extract_scalar':
+    case 'bq_json_query':
+    case 'json_extract': {
+      // BigQuery's JSON functions over text that may not be JSON (NULL then) or over a JSON value.
+      const shown = name === 'bq_json_value' ? 'JSON_VALUE' : name === 'bq_json_query' ? 'JSON_QUERY' : name.toUpperCase();
+      if (raw.length !== 2) r.fail(`${shown} takes a value and a JSONPath`, node);
+      const path = jsonPath(raw[1]!, shown, r);
+      const value = op('#>', call('try_jsonb', [cast(r.arg(raw[0]!, 'text'), 'text')]), arrayCast({ A_ArrayExpr: { elements: path.map(text) } }, 'text'));
+      if (name === 'bq_json_query' || name === 'json_extract') return cast(value, 'text');
+      // A scalar as text (a JSON string unquoted, null as NULL); an object or array is NULL.
+      return caseWhen([[op('=', call('jsonb_typeof', [structuredClone(value)]), text('object')), nullConst()], [op('=', call('jsonb_typeof', [structuredClone(value)]), text('array')), nullConst()]], op('#>>', value, arrayCast({ A_ArrayExpr: { elements: [] } }, 'text')));
+    }
     case 'approx_quantiles': {
       // Exact quantiles are valid approximate ones: n + 1 boundaries, minimum to maximum, each the
       // first value at or past its fraction of the ordered non-null values (percentile_disc).
@@ -178,6 +191,28 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     default:
       return plain(body, node, r);
   }
+}
+
+/**
+ * BigQuery's JSONPath subset as `#>` path elements: `$`, then `.name`, `."name"`, `['name']`,
+ * `["name"]` or `[n]`, each a member name or an array index (PostgreSQL's path reads a numeric
+ * element of an array as its index). The path must be a string literal.
+ */
+function jsonPath(node: Node, fn: string, r: Rewriter): string[] {
+  const path = (wrapped(node, 'A_Const')?.['sval'] as Json | undefined)?.['sval'];
+  if (typeof path !== 'string') return r.fail(`${fn}'s JSONPath must be a string literal such as '$.a.b'`, node);
+  const steps: string[] = [];
+  const step = /\.([A-Za-z_][A-Za-z0-9_]*)|\."((?:[^"\\]|\\.)*)"|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\[\s*([0-9]+)\s*\]/y;
+  if (!path.startsWith('$')) r.fail(`${fn}'s JSONPath must start with $, got ${JSON.stringify(path)}`, node);
+  step.lastIndex = 1;
+  while (step.lastIndex < path.length) {
+    const at = step.lastIndex;
+    const m = step.exec(path);
+    if (m === null) return r.fail(`${fn}'s JSONPath ${JSON.stringify(path)} is not supported at its character ${at + 1} (supported: $, .name, ."name", ['name'], [n])`, node);
+    const found = m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]!;
+    steps.push(m[1] !== undefined || m[5] !== undefined ? found : found.replace(/\\(.)/g, '$1'));
+  }
+  return steps;
 }
 
 /** Most quantiles APPROX_QUANTILES may ask for (BigQuery has no stated bound; this keeps plans small). */

@@ -62,6 +62,8 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = Object.freeze(new Set([
   'jsonb_insert', 'jsonb_pretty', 'to_jsonb', 'to_json', 'jsonb_to_record', 'jsonb_to_recordset',
   'jsonb_path_query', 'jsonb_path_query_array', 'jsonb_path_query_first', 'jsonb_path_exists',
   'jsonb_path_match', 'row_to_json', 'array_to_json',
+  // the log schema's own (sql/schema.sql): text to jsonb, NULL for text that is not JSON
+  'try_jsonb',
   // maths
   'abs', 'ceil', 'ceiling', 'floor', 'round', 'trunc', 'sign', 'sqrt', 'cbrt', 'power', 'pow',
   'exp', 'ln', 'log', 'log10', 'mod', 'div', 'width_bucket', 'random', 'pi', 'degrees', 'radians',

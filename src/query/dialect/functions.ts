@@ -242,6 +242,8 @@ export function rewriteSubscript(body: Json, node: Node, r: Rewriter): Node | un
   const form = SUBSCRIPTS.get(names(mark['funcname'])[0]!)!;
   const args = (mark['args'] as Node[] | undefined) ?? [];
   if (args.length !== 1) r.fail(`${form.name} takes one index`, node);
+  const quantile = quantileAt(body['arg'] as Node, args[0]!, form, r, node);
+  if (quantile !== undefined) return quantile;
   const array = r.arg(body['arg'] as Node, 'text');
   const index = r.arg(args[0]!, 'numeric');
   const pgIndex = form.zeroBased ? op('+', index, int(1)) : index;
@@ -255,6 +257,27 @@ export function rewriteSubscript(body: Json, node: Node, r: Rewriter): Node | un
   body['arg'] = array;
   body['indirection'] = [{ A_Indices: { uidx: subscript } }];
   return node;
+}
+
+/**
+ * `APPROX_QUANTILES(x, n)[OFFSET(k)]` with a constant k (how Studio asks for p50/p95/p99): the one
+ * quantile, `percentile_disc(k / n) WITHIN GROUP (ORDER BY x)`, instead of all n + 1 and a
+ * subscript. Out of range: NULL for the SAFE_ forms, else refused here, naming it.
+ */
+function quantileAt(arrayNode: Node, indexNode: Node, form: { name: string; zeroBased: boolean; safe: boolean }, r: Rewriter, at: Node): Node | undefined {
+  const fc = wrapped(arrayNode, 'FuncCall');
+  if (fc === undefined || names(fc['funcname']).join('.') !== 'approx_quantiles' || fc['over'] !== undefined) return undefined;
+  const k = Number((wrapped(indexNode, 'A_Const')?.['ival'] as Json | undefined)?.['ival'] ?? (wrapped(indexNode, 'A_Const') ? 0 : NaN));
+  const args = (fc['args'] as Node[] | undefined) ?? [];
+  const n = Number((wrapped(args[1], 'A_Const')?.['ival'] as Json | undefined)?.['ival']);
+  if (!Number.isInteger(k) || !Number.isInteger(n) || args.length !== 2 || n < 1 || n > MAX_QUANTILES) return undefined;
+  const position = form.zeroBased ? k : k - 1;
+  if (position < 0 || position > n) {
+    if (form.safe) return nullConst();
+    return r.fail(`${form.name}(${k}) is out of bounds: APPROX_QUANTILES(…, ${n}) has ${n + 1} elements`, at);
+  }
+  const sortBy: Node = { SortBy: { node: r.arg(args[0]!, 'numeric'), sortby_dir: 'SORTBY_DEFAULT', sortby_nulls: 'SORTBY_NULLS_DEFAULT' } };
+  return call('percentile_disc', [cast({ A_Const: { fval: { fval: String(position / n) } } }, 'float8')], { agg_order: [sortBy], agg_within_group: true });
 }
 
 /** A function PostgreSQL has under the same name: translate its arguments and clauses in place. */

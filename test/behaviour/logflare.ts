@@ -230,6 +230,12 @@ export function logflareBehaviour(factory: EngineFactory): void {
         sql: 'select approx_quantiles(r.origin_time, 2) as q, approx_quantiles(r.origin_time, 2)[offset(1)] as p50, approx_quantiles(r.origin_time, 2)[safe_offset(5)] as past, approx_quantiles(r.origin_time, 2)[ORDINAL(3)] as top from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r',
         expect: [{ q: [3, 12, 31], p50: 12, past: null, top: 31 }],
       },
+      {
+        name: 'EXTRACT parts as BigQuery numbers them; FORMAT_TIMESTAMP elements; TO_JSON_STRING',
+        sql: "select extract(dayofweek from ts) as dow, extract(week from ts) as wk, extract(dayofyear from ts) as doy, extract(millisecond from ts) as ms, extract(microsecond from ts) as us, extract(second from ts) as s, format_timestamp('%Y-%m-%dT%H:%M:%E6S%Ez', ts) as iso, format_timestamp('%a %b %d, %Y (%j) %Z', ts) as words, to_json_string('a\"b') as j from (select timestamp '2026-11-22 10:15:30.123456+00' as ts) as t",
+        expect: [{ dow: 1, wk: 47, doy: 326, ms: 123, us: 123456, s: 30, iso: '2026-11-22T10:15:30.123456+00:00', words: 'Sun Nov 22, 2026 (326) UTC', j: '"a\\"b"' }],
+      },
+      { name: 'GENERATE_ARRAY with UNNEST; ANY_VALUE; STRING_AGG\'s default delimiter', sql: "select count(*) as n, sum(x) as s, any_value(x) in (1, 4, 7, 10) as any_ok, string_agg(cast(x as string)) as joined from unnest(generate_array(1, 10, 3)) as x", expect: [{ n: 4, s: 22, any_ok: true, joined: '1,4,7,10' }] },
       { name: 'TIMESTAMP_SUB with INTERVAL, CURRENT_TIMESTAMP()', sql: 'select count(*) as n, from edge_logs where timestamp > timestamp_sub(current_timestamp(), interval 1 hour)', expect: [{ n: 3 }] },
     ];
     for (const c of MEANING) {
@@ -339,7 +345,8 @@ export function logflareBehaviour(factory: EngineFactory): void {
       { sql: 'select * from logs.edge_logs', message: /schema-qualified table "logs\.edge_logs"/ },
       { sql: "select pg_read_file('/etc/passwd') as x from edge_logs", message: /pg_read_file/ },
       { sql: 'select * from edge_logs; select 1', message: /exactly one statement/ },
-      { sql: "select format_timestamp('%F', timestamp) as d from edge_logs", message: /FORMAT_TIMESTAMP is not supported at character 8/ },
+      { sql: "select format_timestamp('%F %e', timestamp) as d from edge_logs", message: /FORMAT_TIMESTAMP's format element %e is not supported \(no exact PostgreSQL form\) at character 25/ },
+      { sql: "select parse_timestamp('%F', event_message) as d from edge_logs", message: /PARSE_TIMESTAMP is not supported at character 8/ },
       { sql: 'select safe_cast(timestamp as timestamp) as t from edge_logs', message: /SAFE_CAST to TIMESTAMP is not supported/ },
       { sql: "select safe.parse_date('%F', '2024') as d from edge_logs", message: /SAFE\. prefix/ },
       { sql: 'select timestamp_trunc(timestamp, fortnight) as t from edge_logs', message: /date part FORTNIGHT/ },

@@ -23,10 +23,8 @@ const NUMERIC_ARGS: ReadonlySet<string> = new Set([
 
 /** BigQuery functions with no translation: named in the refusal instead of failing later as "not allowed". */
 const UNSUPPORTED: ReadonlySet<string> = new Set([
-  'format_timestamp', 'format_datetime', 'format_date', 'parse_timestamp', 'parse_datetime', 'parse_date',
-  'json_extract_array', 'json_value_array', 'to_json_string',
-  'approx_top_count', 'approx_top_sum', 'generate_array', 'generate_timestamp_array', 'generate_date_array', 'array_concat',
-  'any_value', 'farm_fingerprint', 'sha256', 'sha1', 'to_base64', 'from_base64', 'net.host', 'net.reg_domain',
+  'parse_timestamp', 'parse_datetime', 'parse_date', 'json_extract_array', 'json_value_array',
+  'approx_top_count', 'approx_top_sum', 'array_concat', 'farm_fingerprint', 'sha256', 'sha1', 'to_base64', 'from_base64', 'net.host', 'net.reg_domain',
 ]);
 
 const TRUNC_UNITS: ReadonlySet<string> = new Set(['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'isoweek', 'month', 'quarter', 'year']);
@@ -185,11 +183,116 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       const sortBy: Node = { SortBy: { node: r.arg(raw[0]!, 'numeric'), sortby_dir: 'SORTBY_DEFAULT', sortby_nulls: 'SORTBY_NULLS_DEFAULT' } };
       return window(call('percentile_disc', [arrayCast({ A_ArrayExpr: { elements: fractions } }, 'float8')], { agg_order: [sortBy], agg_within_group: true }));
     }
+    case 'any_value':
+      // Some value of the group (BigQuery may pick a NULL too): the first one aggregated.
+      arity(1);
+      return { A_Indirection: { arg: window(call('array_agg', args('json'))), indirection: [{ A_Indices: { uidx: int(1) } }] } };
+    case 'string_agg': {
+      if (raw.length !== 1 && raw.length !== 2) r.fail('STRING_AGG takes a value and an optional delimiter', node);
+      // BigQuery's delimiter defaults to a comma; PostgreSQL's is required.
+      const out = plain(body, node, r);
+      const fc = wrapped(out, 'FuncCall')!;
+      if (raw.length === 1) fc['args'] = [...(fc['args'] as Node[]), text(',')];
+      return out;
+    }
+    case 'to_json_string':
+      // JSON text of the value; objects and arrays of jsonb as PostgreSQL prints them (`{"a": 1}`).
+      arity(1);
+      // A string literal is BigQuery's STRING (to PostgreSQL an unknown, which to_json cannot take).
+      return cast(call('to_json', constKind(raw[0]) === 'string' ? [cast(args('json')[0]!, 'text')] : args('json')), 'text');
+    case 'generate_array':
+    case 'generate_timestamp_array':
+    case 'generate_date_array': {
+      if (raw.length !== 3 && !(raw.length === 2 && name === 'generate_array')) r.fail(`${name.toUpperCase()} takes a start, an end and ${name === 'generate_array' ? 'an optional step' : 'an INTERVAL step'}`, node);
+      const [start, end, step] = args(name === 'generate_array' ? 'numeric' : 'text');
+      const series = call('generate_series', step === undefined ? [start!, end!] : [start!, end!, step]);
+      const values = name === 'generate_date_array' ? cast(series, 'date') : series;
+      return { SubLink: { subLinkType: 'ARRAY_SUBLINK', subselect: { SelectStmt: { targetList: [{ ResTarget: { val: values } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } } } };
+    }
+    case 'format_timestamp':
+    case 'format_datetime':
+    case 'format_date': {
+      if (raw.length !== 2 && !(raw.length === 3 && name === 'format_timestamp')) r.fail(`${name.toUpperCase()} takes a format and a value${name === 'format_timestamp' ? ' (and an optional time zone)' : ''}`, node);
+      if (raw.length === 3 && (wrapped(raw[2], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] !== 'UTC') r.fail(`${name.toUpperCase()} with a time zone other than 'UTC' is not supported (the service works in UTC)`, raw[2]);
+      return call('to_char', [r.arg(raw[1]!, 'text'), text(toCharFormat(raw[0]!, name.toUpperCase(), r))]);
+    }
+    case 'pg_catalog.extract':
+      return extractPart(body, node, r);
     case 'approx_count_distinct':
       arity(1);
       return window(call('count', args('text'), { agg_distinct: true }));
     default:
       return plain(body, node, r);
+  }
+}
+
+/** BigQuery format elements → PostgreSQL to_char patterns; an element not here is refused by name. */
+const FORMAT_ELEMENTS: Readonly<Record<string, string>> = Object.freeze({
+  Y: 'YYYY', y: 'YY', C: 'CC', G: 'IYYY', g: 'IY', m: 'MM', d: 'DD', j: 'DDD', H: 'HH24', I: 'HH12', M: 'MI', S: 'SS',
+  p: 'AM', F: 'YYYY-MM-DD', T: 'HH24:MI:SS', R: 'HH24:MI', D: 'MM/DD/YY', a: 'Dy', A: 'FMDay', b: 'Mon', h: 'Mon', B: 'FMMonth',
+  u: 'ID', V: 'IW', Q: 'Q', z: 'TZHTZM', Ez: 'TZH:TZM', E3S: 'SS.MS', E6S: 'SS.US',
+});
+/** Elements written as literal text (the session works in UTC). */
+const FORMAT_LITERALS: Readonly<Record<string, string>> = Object.freeze({ Z: 'UTC', '%': '%', n: '\n', t: '\t' });
+
+/** A BigQuery format string (a literal) as a to_char format: elements mapped, other text quoted. */
+function toCharFormat(node: Node, fn: string, r: Rewriter): string {
+  const format = (wrapped(node, 'A_Const')?.['sval'] as Json | undefined)?.['sval'];
+  if (typeof format !== 'string') return r.fail(`${fn}'s format must be a string literal such as '%Y-%m-%d'`, node);
+  let out = '';
+  let literal = '';
+  const flush = () => {
+    if (literal !== '') out += `"${literal.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+    literal = '';
+  };
+  for (let i = 0; i < format.length; i++) {
+    if (format[i] !== '%') {
+      literal += format[i];
+      continue;
+    }
+    const element = format.startsWith('E', i + 1) ? format.slice(i + 1, i + 4).replace(/^(E[36]S|Ez).*$/, '$1') : format[i + 1] ?? '';
+    const pattern = FORMAT_ELEMENTS[element];
+    if (pattern !== undefined) {
+      flush();
+      out += pattern;
+    } else if (FORMAT_LITERALS[element] !== undefined) {
+      literal += FORMAT_LITERALS[element];
+    } else {
+      return r.fail(`${fn}'s format element %${element.startsWith('E') ? format.slice(i + 1, i + 4) : element} is not supported (no exact PostgreSQL form)`, node);
+    }
+    i += element.length;
+  }
+  flush();
+  return out;
+}
+
+/** BigQuery date parts of EXTRACT → an exact PostgreSQL expression of the value `v` (integers, as BigQuery's). */
+function extractPart(body: Json, node: Node, r: Rewriter): Node {
+  const raw = body['args'] as Node[];
+  const part = String((wrapped(raw[0], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] ?? '').toLowerCase();
+  const value = r.arg(raw[1]!, 'text');
+  const pg = (p: string, v: Node = structuredClone(value)): Node => ({ FuncCall: { funcname: [{ String: { sval: 'pg_catalog' } }, { String: { sval: 'extract' } }], args: [text(p), v], funcformat: 'COERCE_SQL_SYNTAX' } });
+  const whole = (p: string): Node => cast(call('trunc', [pg(p)]), 'int8');
+  switch (part) {
+    case 'year': case 'quarter': case 'month': case 'day': case 'hour': case 'minute': case 'second': case 'isoyear':
+      return whole(part);
+    case 'isoweek':
+      return whole('week');
+    case 'dayofyear':
+      return whole('doy');
+    case 'dayofweek':
+      return op('+', whole('dow'), int(1)); // BigQuery: Sunday is 1
+    case 'week':
+      // Weeks start on Sunday; days before the year's first Sunday are week 0.
+      return op('/', op('-', op('+', whole('doy'), int(6)), whole('dow')), int(7));
+    case 'millisecond':
+      return op('%', cast(call('trunc', [pg('milliseconds')]), 'int8'), int(1000));
+    case 'microsecond':
+      return op('%', cast(pg('microseconds'), 'int8'), int(1_000_000));
+    case 'date':
+      return cast(value, 'date');
+    default:
+      return r.fail(`EXTRACT(${part.toUpperCase()} FROM …) is not supported`, node);
   }
 }
 

@@ -12,7 +12,7 @@ import type { Service } from '../../src/service.ts';
 import type { EngineFactory, TestStore } from '../support/engines.ts';
 import { insertRows, type LogRow } from '../support/fixtures.ts';
 import { OTHER_REAL_QUERIES } from '../fixtures/other-real-queries.ts';
-import { authReportSql } from '../fixtures/studio-auth-report.ts';
+import { authReportAllSql, authReportSql } from '../fixtures/studio-auth-report.ts';
 import { call, startTestService } from '../support/service.ts';
 
 type Json = Record<string, any>;
@@ -236,6 +236,11 @@ export function logflareBehaviour(factory: EngineFactory): void {
         expect: [{ dow: 1, wk: 47, doy: 326, ms: 123, us: 123456, s: 30, iso: '2026-11-22T10:15:30.123456+00:00', words: 'Sun Nov 22, 2026 (326) UTC', j: '"a\\"b"' }],
       },
       { name: 'GENERATE_ARRAY with UNNEST; ANY_VALUE; STRING_AGG\'s default delimiter', sql: "select count(*) as n, sum(x) as s, any_value(x) in (1, 4, 7, 10) as any_ok, string_agg(cast(x as string)) as joined from unnest(generate_array(1, 10, 3)) as x", expect: [{ n: 4, s: 22, any_ok: true, joined: '1,4,7,10' }] },
+      {
+        name: 'PARSE_TIMESTAMP of ISO 8601 text and TIMESTAMP(): the same instant, in UTC; JSON_EXTRACT_ARRAY and JSON_VALUE_ARRAY',
+        sql: "select unix_micros(parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', '2026-11-22T12:15:30.5+02:00')) as p, unix_micros(timestamp('2026-11-22 10:15:30.5Z')) as t, parse_timestamp('%F', '2026-11-22') = timestamp('2026-11-22') as same_day, json_extract_array('{\"a\":[1,\"x\",{\"b\":2}]}', '$.a') as ea, json_value_array('{\"a\":[1,\"x\",{\"b\":2}]}', '$.a') as va, json_extract_array('{\"a\":3}', '$.a') as none from edge_logs limit 1",
+        expect: [{ p: 1795342530500000, t: 1795342530500000, same_day: true, ea: ['1', '"x"', '{"b": 2}'], va: ['1', 'x', null], none: null }],
+      },
       { name: 'TIMESTAMP_SUB with INTERVAL, CURRENT_TIMESTAMP()', sql: 'select count(*) as n, from edge_logs where timestamp > timestamp_sub(current_timestamp(), interval 1 hour)', expect: [{ n: 3 }] },
     ];
     for (const c of MEANING) {
@@ -282,6 +287,21 @@ export function logflareBehaviour(factory: EngineFactory): void {
       assert.deepEqual(await run(google['SignInAttempts']!), [{ timestamp: hour, provider: 'google', login_type_provider: 'oauth (google)', count: 1 }]);
       assert.deepEqual(await run(google['SignUpProcessingTimePercentiles']!), [{ timestamp: hour, provider: 'google', count: 1, p50_processing_time_ms: 6, p95_processing_time_ms: 6, p99_processing_time_ms: 6 }]);
       for (const sql of Object.values(google)) assert.ok((await run(sql)).every((r) => r['provider'] === 'google'));
+
+      // Studio's later form of the same report: two queries, the window parsed from ISO text.
+      const all = authReportAllSql(new Date(hourStart - 1000).toISOString(), new Date(Date.now() + 60_000).toISOString());
+      const usage = await run(all.usage);
+      const usageOf = (metric: string) => usage.filter((r) => r['metric'] === metric).map((r) => [r['login_type_provider'], r['count']]);
+      assert.deepEqual(usageOf('ActiveUsers'), [[null, 3]]);
+      assert.deepEqual(usageOf('TotalSignUps'), [[null, 1]]);
+      assert.deepEqual(usageOf('PasswordResetRequests'), [[null, 1]]);
+      assert.deepEqual(usageOf('SignInAttempts').filter(([, n]) => (n as number) > 0).sort(), [['oauth (google)', 1], ['password (email)', 1]]);
+      assert.ok(usage.every((r) => r['timestamp'] === hour));
+      const latency = await run(all.latency);
+      assert.deepEqual(latency.map((r) => [r['metric'], r['min_processing_time_ms'], r['avg_processing_time_ms'], r['max_processing_time_ms'], r['p50_processing_time_ms'], r['p95_processing_time_ms'], r['p99_processing_time_ms']]), [
+        ['SignInLatency', 2, 3, 4, 2, 4, 4],
+        ['SignUpLatency', 6, 6, 6, 6, 6, 6],
+      ]);
     });
 
     test('JSON_VALUE, JSON_EXTRACT_SCALAR, JSON_QUERY over event_message: GoTrue\'s JSON lines read, plain text and broken JSON NULL, never an error', async () => {
@@ -307,6 +327,13 @@ export function logflareBehaviour(factory: EngineFactory): void {
         { action: null, actor: null, ms: null, metering: null, tags_scalar: null, tags: null, tag1: null },
         { action: null, actor: null, ms: null, metering: null, tags_scalar: null, tags: null, tag1: null },
       ]);
+    });
+
+    test('PARSE_TIMESTAMP of text that does not match its format is a 400 naming it, as BigQuery refuses it', async () => {
+      const bad = await logs("select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', 'yesterday') as t from edge_logs limit 1");
+      assert.equal(bad.res.status, 400);
+      assert.equal(bad.body.error.code, 'query_error');
+      assert.match(bad.body.error.message, /PARSE_TIMESTAMP: \\?"yesterday\\?" does not match the format/);
     });
 
     test('[OFFSET(n)] past the end of the array is a 400 naming the subscript and the array\'s length', async () => {
@@ -346,7 +373,8 @@ export function logflareBehaviour(factory: EngineFactory): void {
       { sql: "select pg_read_file('/etc/passwd') as x from edge_logs", message: /pg_read_file/ },
       { sql: 'select * from edge_logs; select 1', message: /exactly one statement/ },
       { sql: "select format_timestamp('%F %e', timestamp) as d from edge_logs", message: /FORMAT_TIMESTAMP's format element %e is not supported \(no exact PostgreSQL form\) at character 25/ },
-      { sql: "select parse_timestamp('%F', event_message) as d from edge_logs", message: /PARSE_TIMESTAMP is not supported at character 8/ },
+      { sql: "select parse_timestamp('%d/%m/%Y', event_message) as d from edge_logs", message: /PARSE_TIMESTAMP's format text "\/" is not supported/ },
+      { sql: "select parse_datetime('%F', event_message) as d from edge_logs", message: /PARSE_DATETIME is not supported at character 8/ },
       { sql: 'select safe_cast(timestamp as timestamp) as t from edge_logs', message: /SAFE_CAST to TIMESTAMP is not supported/ },
       { sql: "select safe.parse_date('%F', '2024') as d from edge_logs", message: /SAFE\. prefix/ },
       { sql: 'select timestamp_trunc(timestamp, fortnight) as t from edge_logs', message: /date part FORTNIGHT/ },

@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { BoundedMemo } from '../../bounded-memo.ts';
 import { HttpError } from '../../errors.ts';
+import { MAX_TRANSLATED_TOKENS } from '../sandbox/allow-lists.ts';
 import { composeSandboxed } from '../sandbox/compose.ts';
 import type { SqlParser } from '../sandbox/sql-parser.ts';
 import type { SandboxTemplate } from '../sandbox/stored-statement.ts';
@@ -47,7 +48,7 @@ export function bigQueryDialect(parser: SqlParser): Dialect {
     compose(template: SandboxTemplate, sql: string): Composed {
       const { text, ms } = translate(template, sql);
       try {
-        return { sql: composeSandboxed(template, text), translateMs: ms };
+        return { sql: composeSandboxed(template, text, MAX_TRANSLATED_TOKENS), translateMs: ms };
       } catch (err) {
         // Positions in this message count in the translation, so quote it.
         if (!(err instanceof HttpError)) throw err;

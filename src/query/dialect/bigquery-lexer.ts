@@ -8,7 +8,8 @@
  * - `SAFE_CAST(x AS T)` → `CAST(x AS bq_safe.T)`, a marker the tree rewrite turns into a cast that
  *   gives NULL on bad input (the marker can only reach the database through that rewrite);
  * - `INTERVAL 5 MINUTE` → `(5 * interval '1 minute')`; `CURRENT_TIMESTAMP()` → `CURRENT_TIMESTAMP`;
- * - `JSON_VALUE(` and `JSON_QUERY(` (SQL/JSON keywords to PostgreSQL) → `bq_json_value(`, `bq_json_query(`;
+ * - `JSON_VALUE(`, `JSON_QUERY(` (SQL/JSON keywords to PostgreSQL) and `TIMESTAMP(` (a type name
+ *   there) → `bq_json_value(`, `bq_json_query(`, `bq_timestamp(`;
  * - `x[OFFSET(n)]`, `[SAFE_OFFSET(n)]`, `[ORDINAL(n)]`, `[SAFE_ORDINAL(n)]` → `x[bq_offset(n)]` (and
  *   so on: a marker call the tree rewrite turns into PostgreSQL's 1-based subscript), with a call's
  *   result parenthesised first (`f(a)[…]` → `(f(a))[…]`), as PostgreSQL's grammar needs.
@@ -36,7 +37,7 @@ const INTERVAL_UNITS: Readonly<Record<string, string>> = Object.freeze({
   hour: '1 hour', day: '1 day', week: '7 days', month: '1 month', quarter: '3 months', year: '1 year',
 });
 /** BigQuery functions whose names PostgreSQL's grammar reserves → the name the pre-pass writes. */
-export const BQ_FUNCTIONS: Readonly<Record<string, string>> = Object.freeze({ json_value: 'bq_json_value', json_query: 'bq_json_query' });
+export const BQ_FUNCTIONS: Readonly<Record<string, string>> = Object.freeze({ json_value: 'bq_json_value', json_query: 'bq_json_query', timestamp: 'bq_timestamp' });
 const NO_ARG_CALLS: Readonly<Record<string, string>> = Object.freeze({
   current_timestamp: 'CURRENT_TIMESTAMP', current_date: 'CURRENT_DATE', current_datetime: 'LOCALTIMESTAMP', current_time: 'CURRENT_TIME',
 });
@@ -134,10 +135,10 @@ export function prePass(sql: string): PrePassed {
       i++;
       continue;
     }
-    // JSON_VALUE and JSON_QUERY are SQL/JSON syntax to PostgreSQL's grammar: as BigQuery's
-    // functions they go by a name of their own (translated in functions.ts).
+    // JSON_VALUE and JSON_QUERY are SQL/JSON syntax to PostgreSQL's grammar, TIMESTAMP a type:
+    // as BigQuery's functions they go by a name of their own (translated in functions.ts).
     const renamed = BQ_FUNCTIONS[t.word];
-    if (renamed !== undefined && next?.text === '(') {
+    if (renamed !== undefined && next?.text === '(' && next.start === t.end) {
       emit(renamed, t.start);
       continue;
     }

@@ -23,7 +23,7 @@ const NUMERIC_ARGS: ReadonlySet<string> = new Set([
 
 /** BigQuery functions with no translation: named in the refusal instead of failing later as "not allowed". */
 const UNSUPPORTED: ReadonlySet<string> = new Set([
-  'parse_timestamp', 'parse_datetime', 'parse_date', 'json_extract_array', 'json_value_array',
+  'parse_datetime', 'parse_date',
   'approx_top_count', 'approx_top_sum', 'array_concat', 'farm_fingerprint', 'sha256', 'sha1', 'to_base64', 'from_base64', 'net.host', 'net.reg_domain',
 ]);
 
@@ -173,6 +173,40 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       // A scalar as text (a JSON string unquoted, null as NULL); an object or array is NULL.
       return caseWhen([[op('=', call('jsonb_typeof', [structuredClone(value)]), text('object')), nullConst()], [op('=', call('jsonb_typeof', [structuredClone(value)]), text('array')), nullConst()]], op('#>>', value, arrayCast({ A_ArrayExpr: { elements: [] } }, 'text')));
     }
+    case 'json_extract_array':
+    case 'json_value_array': {
+      // The array at the path, each element as JSON text (EXTRACT) or as a scalar's text (VALUE, NULL
+      // for an element that is an object or array); NULL when the path holds no array.
+      if (raw.length !== 2) r.fail(`${name.toUpperCase()} takes a value and a JSONPath`, node);
+      const path = jsonPath(raw[1]!, name.toUpperCase(), r);
+      const value = op('#>', call('try_jsonb', [cast(r.arg(raw[0]!, 'text'), 'text')]), arrayCast({ A_ArrayExpr: { elements: path.map(text) } }, 'text'));
+      const element = { ColumnRef: { fields: [{ String: { sval: 'bq_element' } }] } };
+      const shown = name === 'json_extract_array'
+        ? cast(element, 'text')
+        : caseWhen([[op('=', call('jsonb_typeof', [structuredClone(element)]), text('object')), nullConst()], [op('=', call('jsonb_typeof', [structuredClone(element)]), text('array')), nullConst()]], op('#>>', structuredClone(element), arrayCast({ A_ArrayExpr: { elements: [] } }, 'text')));
+      const elements: Node = {
+        SubLink: {
+          subLinkType: 'ARRAY_SUBLINK',
+          subselect: { SelectStmt: { targetList: [{ ResTarget: { val: shown } }], fromClause: [{ RangeFunction: { functions: [{ List: { items: [call('jsonb_array_elements', [structuredClone(value)]), {}] } }], alias: { aliasname: 'bq_elements', colnames: [{ String: { sval: 'bq_element' } }] } } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } },
+        },
+      };
+      return caseWhen([[op('=', call('jsonb_typeof', [value]), text('array')), elements]]);
+    }
+    case 'bq_timestamp': {
+      // TIMESTAMP(string[, 'UTC']) or TIMESTAMP(date or datetime): PostgreSQL's timestamptz input, in UTC.
+      if (raw.length !== 1 && raw.length !== 2) r.fail('TIMESTAMP takes a value and an optional time zone', node);
+      if (raw.length === 2 && (wrapped(raw[1], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] !== 'UTC') r.fail("TIMESTAMP with a time zone other than 'UTC' is not supported (the service works in UTC)", raw[1]);
+      return cast(r.arg(raw[0]!, 'text'), 'timestamptz');
+    }
+    case 'parse_timestamp': {
+      if (raw.length !== 2 && !(raw.length === 3 && (wrapped(raw[2], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] === 'UTC')) r.fail("PARSE_TIMESTAMP takes a format and a string (and optionally 'UTC')", node);
+      const shape = parseShape(raw[0]!, r);
+      const value = cast(r.arg(raw[1]!, 'text'), 'text');
+      // Only text of exactly the format's shape is read (PostgreSQL's input reads it the same way);
+      // anything else fails with a message naming PARSE_TIMESTAMP, as BigQuery refuses it.
+      const refusal = cast(op('||', op('||', text('PARSE_TIMESTAMP: "'), structuredClone(value)), text('" does not match the format')), 'timestamptz');
+      return caseWhen([[op('~', structuredClone(value), text(shape)), cast(value, 'timestamptz')]], refusal);
+    }
     case 'approx_quantiles': {
       // Exact quantiles are valid approximate ones: n + 1 boundaries, minimum to maximum, each the
       // first value at or past its fraction of the ordered non-null values (percentile_disc).
@@ -264,6 +298,37 @@ function toCharFormat(node: Node, fn: string, r: Rewriter): string {
   }
   flush();
   return out;
+}
+
+/** PARSE_TIMESTAMP format elements PostgreSQL's timestamptz input reads exactly → the text they match. */
+const PARSE_ELEMENTS: Readonly<Record<string, string>> = Object.freeze({
+  Y: '[0-9]{4}', m: '[0-9]{2}', d: '[0-9]{2}', H: '[0-9]{2}', M: '[0-9]{2}', S: '[0-9]{2}', F: '[0-9]{4}-[0-9]{2}-[0-9]{2}',
+  T: '[0-9]{2}:[0-9]{2}:[0-9]{2}', 'E*S': '[0-9]{2}(\\.[0-9]{1,6})?', E6S: '[0-9]{2}\\.[0-9]{6}', E3S: '[0-9]{2}\\.[0-9]{3}',
+  Ez: '(Z|[+-][0-9]{2}:[0-9]{2})', z: '[+-][0-9]{4}',
+});
+
+/**
+ * A PARSE_TIMESTAMP format (a literal made of the ISO 8601 elements above, `-`, `:`, `.`, `T`,
+ * `Z` and spaces) as an anchored regular expression of the text it accepts.
+ */
+function parseShape(node: Node, r: Rewriter): string {
+  const format = (wrapped(node, 'A_Const')?.['sval'] as Json | undefined)?.['sval'];
+  if (typeof format !== 'string') return r.fail("PARSE_TIMESTAMP's format must be a string literal such as '%Y-%m-%dT%H:%M:%E*S%Ez'", node);
+  let shape = '^';
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i]!;
+    if (c !== '%') {
+      if (!/^[-:. TZ]$/.test(c)) return r.fail(`PARSE_TIMESTAMP's format text ${JSON.stringify(c)} is not supported (only ISO 8601 shapes: %Y-%m-%dT%H:%M:%E*S%Ez and their parts)`, node);
+      shape += c === '.' ? '\\.' : c;
+      continue;
+    }
+    const element = ['E*S', 'E6S', 'E3S', 'Ez'].find((e) => format.startsWith(e, i + 1)) ?? format[i + 1] ?? '';
+    const pattern = PARSE_ELEMENTS[element];
+    if (pattern === undefined) return r.fail(`PARSE_TIMESTAMP's format element %${element} is not supported (only ISO 8601 shapes: %Y-%m-%dT%H:%M:%E*S%Ez and their parts)`, node);
+    shape += pattern;
+    i += element.length;
+  }
+  return shape + '$';
 }
 
 /** BigQuery date parts of EXTRACT → an exact PostgreSQL expression of the value `v` (integers, as BigQuery's). */

@@ -13,6 +13,13 @@ export const MAX_SQL_BYTES = 64 * 1024;
  * worst chains still parse with 8,000 JS frames already on the stack, so nothing deep reaches it.
  */
 export const MAX_SQL_TOKENS = 3000;
+/**
+ * Token budget for the PostgreSQL a BigQuery-dialect `sql` translates to (dialect/): the caller's
+ * own text was held to MAX_SQL_TOKENS already, and the translation keeps its operator chains as
+ * long as they were (what the stack depends on) while spelling functions out at length (a
+ * JSON_VALUE is a CASE over try_jsonb): Studio's Auth latency query, 1,150 tokens, becomes ~3,700.
+ */
+export const MAX_TRANSLATED_TOKENS = 4 * MAX_SQL_TOKENS;
 /** Parenthesis/bracket nesting allowed in caller SQL (checked on tokens, before parsing). */
 export const MAX_PAREN_DEPTH = 100;
 /**

@@ -15,10 +15,10 @@ export interface CheckedSql {
 }
 
 /** Validate caller SQL against the stored CTE names; throws `invalid_sql` when refused. */
-export function checkCallerSql(parser: SqlParser, sql: string, storedNames: readonly string[]): CheckedSql {
+export function checkCallerSql(parser: SqlParser, sql: string, storedNames: readonly string[], maxTokens = MAX_SQL_TOKENS): CheckedSql {
   if (typeof sql !== 'string' || sql.trim() === '') reject('sql is empty');
   const locator = new Locator(sql);
-  const bytes = preflight(parser, sql, locator);
+  const bytes = preflight(parser, sql, locator, maxTokens);
   // `@name` is the stored query's parameter syntax; PostgreSQL would read it as abs(name).
   const param = firstParam(sql);
   if (param !== null) {
@@ -42,7 +42,7 @@ export function checkCallerSql(parser: SqlParser, sql: string, storedNames: read
  * `where` turns offsets in `sql` into " at character N" of what the caller sent (the BigQuery
  * translation checks its pre-passed text with its own). Returns the text's UTF-8 bytes.
  */
-export function preflight(parser: SqlParser, sql: string, where: Pick<Locator, 'at' | 'atCursor'>): Buffer {
+export function preflight(parser: SqlParser, sql: string, where: Pick<Locator, 'at' | 'atCursor'>, maxTokens = MAX_SQL_TOKENS): Buffer {
   const at = (byte: number): string => where.at(byte);
   const bytes = Buffer.from(sql, 'utf8');
   if (bytes.length > MAX_SQL_BYTES) reject(`sql is too long (${bytes.length} bytes; the limit is ${MAX_SQL_BYTES})`);
@@ -64,7 +64,7 @@ export function preflight(parser: SqlParser, sql: string, where: Pick<Locator, '
     else if (token.text === ')' || token.text === ']') depth--;
     if (depth > MAX_PAREN_DEPTH) reject(`sql is nested too deeply (more than ${MAX_PAREN_DEPTH} parentheses)${at(token.start)}`);
   }
-  if (tokens.length > MAX_SQL_TOKENS) reject(`sql is too complex (${tokens.length} tokens; the limit is ${MAX_SQL_TOKENS})`);
+  if (tokens.length > maxTokens) reject(`sql is too complex (${tokens.length} tokens; the limit is ${maxTokens})`);
   return bytes;
 }
 

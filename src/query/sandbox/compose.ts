@@ -11,9 +11,10 @@ import { Walker } from './walker.ts';
 /**
  * Validate `callerSql` and return the statement to run: the stored WITH clause followed by
  * `select * from (<callerSql>) as sandboxed`. Throws `HttpError('invalid_sql')` when refused.
+ * `maxTokens`: a translation's own budget (allow-lists.ts, MAX_TRANSLATED_TOKENS).
  */
-export function composeSandboxed(template: SandboxTemplate, callerSql: string): string {
-  const caller = checkCallerSql(template.parser, callerSql, template.cteNames);
+export function composeSandboxed(template: SandboxTemplate, callerSql: string, maxTokens?: number): string {
+  const caller = checkCallerSql(template.parser, callerSql, template.cteNames, maxTokens);
   const head = `${template.withText}\nselect * from (\n`;
   // The newline before ")" ends a trailing "--" comment in the caller's text.
   const tail = template.orphanParams.length === 0

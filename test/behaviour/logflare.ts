@@ -334,6 +334,8 @@ export function logflareBehaviour(factory: EngineFactory): void {
       assert.equal(bad.res.status, 400);
       assert.equal(bad.body.error.code, 'query_error');
       assert.match(bad.body.error.message, /PARSE_TIMESTAMP: \\?"yesterday\\?" does not match the format/);
+      // SAFE.PARSE_TIMESTAMP is NULL instead.
+      assert.deepEqual(await rows("select safe.parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', 'yesterday') as t from edge_logs limit 1"), [{ t: null }]);
     });
 
     test('[OFFSET(n)] past the end of the array is a 400 naming the subscript and the array\'s length', async () => {

@@ -135,6 +135,7 @@ export const TRANSLATED: readonly (readonly [bigquery: string, postgresql: strin
   ["select json_extract_array(event_message, '$.tags') as t from auth_logs", "select case when jsonb_typeof(try_jsonb(event_message::text) #> array['tags']::text[]) = 'array' then array(select bq_element::text from jsonb_array_elements(try_jsonb(event_message::text) #> array['tags']::text[]) as bq_elements(bq_element)) end as t from auth_logs"],
   ["select timestamp('2025-10-09T00:00:00Z') as t, timestamp(current_date()) as d from edge_logs", "select '2025-10-09T00:00:00Z'::timestamptz as t, current_date::timestamptz as d from edge_logs"],
   ["select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', event_message) as t from edge_logs", `select case when event_message::text ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})$' then event_message::text::timestamptz else (('PARSE_TIMESTAMP: "' || event_message::text) || '" does not match the format')::timestamptz end as t from edge_logs`],
+  ["select safe.parse_timestamp('%F', event_message) as t, safe.json_value(event_message, '$.a') as a, safe.lower(id) as l from edge_logs", "select case when event_message::text ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' then event_message::text::timestamptz end as t, case when jsonb_typeof(try_jsonb(event_message::text) #> array['a']::text[]) = 'object' then null when jsonb_typeof(try_jsonb(event_message::text) #> array['a']::text[]) = 'array' then null else try_jsonb(event_message::text) #> array['a']::text[] #>> array[]::text[] end as a, lower(id) as l from edge_logs"],
   // APPROX_QUANTILES and array subscripts (Studio's Auth report: `q[OFFSET(50)]`)
   [`select approx_quantiles(m.ms, 4) as q ${M}`, "select percentile_disc(array[0, 0.25, 0.5, 0.75, 1]::float8[]) within group (order by (metadata ->> 'ms')::numeric) as q from edge_logs"],
   [`select approx_quantiles(m.ms, 4)[offset(2)] as p50, approx_quantiles(m.ms, 4)[safe_ordinal(9)] as none ${M}`, "select percentile_disc(0.5::float8) within group (order by (metadata ->> 'ms')::numeric) as p50, null as none from edge_logs"],
@@ -185,7 +186,8 @@ export const REFUSED_TRANSLATIONS: readonly (readonly [bigquery: string, message
   ['select 1 from edge_logs left join unnest(metadata) as m on m.level = 1', /LEFT JOIN UNNEST\(…\) supports only ON TRUE/],
   ['select 1 from edge_logs right join unnest(metadata) as m on true', /only CROSS, INNER and LEFT joins/],
   ['select 1 from edge_logs full join unnest(metadata) as m on true', /only CROSS, INNER and LEFT joins/],
-  ["select safe.parse_date('%F', '2024-01-01') as d from edge_logs", /SAFE\. prefix \(safe\.parse_date\) is not supported at character 8/],
+  ["select safe.parse_date('%F', '2024-01-01') as d from edge_logs", /SAFE\. prefix \(safe\.parse_date\) is not supported: PARSE_DATE can fail in ways a statement cannot catch at character 8/],
+  ['select safe.log(-1) as d from edge_logs', /SAFE\. prefix \(safe\.log\) is not supported/],
   ["select parse_timestamp('%d/%m/%Y', event_message) as d from edge_logs", /PARSE_TIMESTAMP's format text "\/" is not supported/],
   ["select parse_timestamp('%b %d', event_message) as d from edge_logs", /PARSE_TIMESTAMP's format element %b is not supported/],
   ["select format_timestamp('%e %s', timestamp) as f from edge_logs", /FORMAT_TIMESTAMP's format element %e is not supported \(no exact PostgreSQL form\)/],

@@ -27,6 +27,12 @@ const UNSUPPORTED: ReadonlySet<string> = new Set([
   'approx_top_count', 'approx_top_sum', 'array_concat', 'farm_fingerprint', 'sha256', 'sha1', 'to_base64', 'from_base64', 'net.host', 'net.reg_domain',
 ]);
 
+/** Functions whose translation never fails at run time: their SAFE. form is themselves. */
+const NEVER_FAIL: ReadonlySet<string> = new Set([
+  'bq_json_value', 'bq_json_query', 'json_extract', 'json_extract_scalar', 'json_extract_array', 'json_value_array',
+  'to_json_string', 'format_timestamp', 'format_datetime', 'format_date', 'lower', 'upper', 'length', 'concat', 'starts_with', 'ends_with',
+]);
+
 const TRUNC_UNITS: ReadonlySet<string> = new Set(['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'isoweek', 'month', 'quarter', 'year']);
 const UNIT_SECONDS: Readonly<Record<string, number>> = Object.freeze({ microsecond: 1e-6, millisecond: 1e-3, second: 1, minute: 60, hour: 3600, day: 86400 });
 
@@ -45,7 +51,20 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
   const fname = names(body['funcname']);
   const name = fname.join('.');
   const raw = (body['args'] as Node[] | undefined) ?? [];
-  if (fname.length === 2 && fname[0] === 'safe') r.fail(`the SAFE. prefix (${name}) is not supported`, node);
+  if (fname.length === 2 && fname[0] === 'safe') {
+    // SAFE.f: NULL where f would fail. f's translation never fails (the JSON functions, formats),
+    // so it is f; PARSE_TIMESTAMP's refusal becomes NULL; any other f could fail in ways a
+    // statement cannot catch, and is refused by name.
+    const inner = fname[1]!;
+    if (inner === 'parse_timestamp') {
+      const parsed = rewriteCall({ ...body, funcname: [{ String: { sval: inner } }] }, { FuncCall: { ...body, funcname: [{ String: { sval: inner } }] } }, r);
+      delete (wrapped(parsed, 'CaseExpr') as Json)['defresult'];
+      return parsed;
+    }
+    if (!NEVER_FAIL.has(inner)) r.fail(`the SAFE. prefix (${name}) is not supported: ${inner.toUpperCase()} can fail in ways a statement cannot catch`, node);
+    const plainCall: Json = { ...body, funcname: [{ String: { sval: inner } }] };
+    return rewriteCall(plainCall, { FuncCall: plainCall }, r);
+  }
   if (UNSUPPORTED.has(name)) r.fail(`function ${name.toUpperCase()} is not supported`, node);
   const args = (ctx: Ctx): Node[] => raw.map((a) => r.arg(a, ctx));
   const arity = (n: number): void => {

@@ -162,6 +162,26 @@ export function logflareBehaviour(factory: EngineFactory): void {
       }
     });
 
+    test('Studio\'s API and Storage reports give the right numbers over known rows (total, top routes, errors, response speed, slow routes, cache hit rate)', async () => {
+      const hourStart = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+      const ts = (k: number) => new Date(hourStart + k).toISOString().slice(0, 23) + '000Z';
+      const req = (i: number, method: string, path: string, status: number, origin: number, cache = 'DYNAMIC') => ({
+        id: `00000000-0000-4000-8000-0000000002${String(i).padStart(2, '0')}`, timestamp: ts(i), project: 'ap', event_message: `${method} | ${status} | ${path}`,
+        metadata: { request: { method, path, search: '', headers: { x_real_ip: '203.0.113.1' } }, response: { status_code: status, origin_time: origin, headers: { cf_cache_status: cache } } },
+      });
+      await insertRows(store.admin, 'edge_logs', [
+        req(1, 'GET', '/rest/v1/todos', 200, 10), req(2, 'GET', '/rest/v1/todos', 200, 30), req(3, 'POST', '/auth/v1/token', 500, 50),
+        req(4, 'GET', '/storage/v1/object/public/a.png', 200, 5, 'HIT'), req(5, 'GET', '/storage/v1/object/public/b.png', 404, 7, 'MISS'),
+      ]);
+      const report = async (name: string) => rows(OTHER_REAL_QUERIES.find((q) => q.name === name)!.sql, { project: 'ap', iso_timestamp_start: new Date(hourStart - 1).toISOString(), iso_timestamp_end: new Date(Date.now() + 60_000).toISOString() });
+      assert.deepEqual((await report('API report: total requests')).map((r) => r.count), [5]);
+      assert.deepEqual((await report('API report: top routes')).map((r) => [r.path, r.method, r.status_code, r.count])[0], ['/rest/v1/todos', 'GET', 200, 2]);
+      assert.deepEqual((await report('API report: error counts')).map((r) => r.count), [2]);
+      assert.deepEqual((await report('API report: response speed')).map((r) => r.avg), [20.4]);
+      assert.deepEqual((await report('API report: top slow routes')).map((r) => [r.path, r.avg]), [['/auth/v1/token', 50], ['/rest/v1/todos', 20], ['/storage/v1/object/public/b.png', 7], ['/storage/v1/object/public/a.png', 5]]);
+      assert.deepEqual((await report('Storage report: cache hit rate')).map((r) => [r.hit_count, r.miss_count]), [[1, 1]]);
+    });
+
     test('API report "network traffic": Kong\'s content_length headers summed as MB (known rows, and the demo rows carry them)', async () => {
       const traffic = OTHER_REAL_QUERIES.find((q) => q.name === 'API report: network traffic')!.sql;
       const ts = at(7, 0);

@@ -13,6 +13,7 @@ import type { EngineFactory, TestStore } from '../support/engines.ts';
 import { insertRows, type LogRow } from '../support/fixtures.ts';
 import { OTHER_REAL_QUERIES } from '../fixtures/other-real-queries.ts';
 import { authReportAllSql, authReportSql } from '../fixtures/studio-auth-report.ts';
+import { EDGE_FUNCTIONS_REPORT_SQL } from '../fixtures/studio-edge-functions-report.ts';
 import { call, startTestService } from '../support/service.ts';
 
 type Json = Record<string, any>;
@@ -180,6 +181,22 @@ export function logflareBehaviour(factory: EngineFactory): void {
       assert.deepEqual((await report('API report: response speed')).map((r) => r.avg), [20.4]);
       assert.deepEqual((await report('API report: top slow routes')).map((r) => [r.path, r.avg]), [['/auth/v1/token', 50], ['/rest/v1/todos', 20], ['/storage/v1/object/public/b.png', 7], ['/storage/v1/object/public/a.png', 5]]);
       assert.deepEqual((await report('Storage report: cache hit rate')).map((r) => [r.hit_count, r.miss_count]), [[1, 1]]);
+    });
+
+    test('Studio\'s Edge Functions report: its four queries give the right numbers over known rows', async () => {
+      const hourStart = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+      const ts = (k: number) => new Date(hourStart + k).toISOString().slice(0, 23) + '000Z';
+      const call_ = (i: number, fn: string, status: number, region: string | null, ms: number) => ({
+        id: `00000000-0000-4000-8000-0000000003${String(i).padStart(2, '0')}`, timestamp: ts(i), project: null, event_message: `POST | ${status} | ${fn}`,
+        metadata: { project_ref: 'efr', function_id: fn, execution_time_ms: ms, request: { method: 'POST' }, response: { status_code: status, headers: region === null ? {} : { x_sb_edge_region: region } } },
+      });
+      await insertRows(store.admin, 'function_edge_logs', [call_(1, 'fn-a', 200, 'us-east-1', 100), call_(2, 'fn-a', 500, 'us-east-1', 300), call_(3, 'fn-b', 200, 'eu-west-2', 50), call_(4, 'fn-b', 200, null, 70)]);
+      const report = async (name: string) => rows(EDGE_FUNCTIONS_REPORT_SQL[name]!, { project: 'efr', iso_timestamp_start: new Date(hourStart - 1).toISOString(), iso_timestamp_end: new Date(Date.now() + 60_000).toISOString() });
+      const sorted = (pairs: unknown[][]) => pairs.sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+      assert.deepEqual(sorted((await report('TotalInvocations')).map((r) => [r.function_id, r.count])), [['fn-a', 2], ['fn-b', 2]]);
+      assert.deepEqual(sorted((await report('ExecutionStatusCodes')).map((r) => [r.status_code, r.count])), [[200, 3], [500, 1]]);
+      assert.deepEqual(sorted((await report('InvocationsByRegion')).map((r) => [r.region, r.count])), [['eu-west-2', 1], ['us-east-1', 2]]);
+      assert.deepEqual(sorted((await report('ExecutionTime')).map((r) => [r.function_id, r.avg_execution_time])), [['fn-a', 200], ['fn-b', 60]]);
     });
 
     test('API report "network traffic": Kong\'s content_length headers summed as MB (known rows, and the demo rows carry them)', async () => {

@@ -13,6 +13,8 @@ export interface Rewriter {
   arg(node: Node, ctx: Ctx): Node;
   siblingCtx(nodes: readonly Node[]): Ctx;
   fail(what: string, at: unknown): never;
+  /** A fixed SQL expression (written here, never the caller's) parsed, with `holes` filled by nodes. */
+  template(expr: string, holes: Readonly<Record<string, Node>>): Node;
 }
 
 /** Aggregates and maths whose arguments are numbers. */
@@ -23,8 +25,7 @@ const NUMERIC_ARGS: ReadonlySet<string> = new Set([
 
 /** BigQuery functions with no translation: named in the refusal instead of failing later as "not allowed". */
 const UNSUPPORTED: ReadonlySet<string> = new Set([
-  'parse_datetime', 'parse_date',
-  'approx_top_count', 'approx_top_sum', 'array_concat', 'farm_fingerprint', 'sha256', 'sha1', 'to_base64', 'from_base64', 'net.host', 'net.reg_domain',
+  'array_concat', 'farm_fingerprint', 'sha256', 'sha1', 'to_base64', 'from_base64', 'net.host', 'net.reg_domain',
 ]);
 
 /** Functions whose translation never fails at run time: their SAFE. form is themselves. */
@@ -56,7 +57,7 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     // so it is f; PARSE_TIMESTAMP's refusal becomes NULL; any other f could fail in ways a
     // statement cannot catch, and is refused by name.
     const inner = fname[1]!;
-    if (inner === 'parse_timestamp') {
+    if (inner === 'parse_timestamp' || inner === 'parse_datetime' || inner === 'parse_date') {
       const parsed = rewriteCall({ ...body, funcname: [{ String: { sval: inner } }] }, { FuncCall: { ...body, funcname: [{ String: { sval: inner } }] } }, r);
       delete (wrapped(parsed, 'CaseExpr') as Json)['defresult'];
       return parsed;
@@ -217,14 +218,36 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       if (raw.length === 2 && (wrapped(raw[1], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] !== 'UTC') r.fail("TIMESTAMP with a time zone other than 'UTC' is not supported (the service works in UTC)", raw[1]);
       return cast(r.arg(raw[0]!, 'text'), 'timestamptz');
     }
-    case 'parse_timestamp': {
-      if (raw.length !== 2 && !(raw.length === 3 && (wrapped(raw[2], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] === 'UTC')) r.fail("PARSE_TIMESTAMP takes a format and a string (and optionally 'UTC')", node);
-      const shape = parseShape(raw[0]!, r);
+    case 'parse_timestamp':
+    case 'parse_datetime':
+    case 'parse_date': {
+      const kind = PARSE_KINDS[name]!;
+      const shown = name.toUpperCase();
+      if (raw.length !== 2 && !(raw.length === 3 && name === 'parse_timestamp' && (wrapped(raw[2], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] === 'UTC')) r.fail(`${shown} takes a format and a string${name === 'parse_timestamp' ? " (and optionally 'UTC')" : ''}`, node);
+      const shape = parseShape(raw[0]!, shown, kind, r);
       const value = cast(r.arg(raw[1]!, 'text'), 'text');
       // Only text of exactly the format's shape is read (PostgreSQL's input reads it the same way);
-      // anything else fails with a message naming PARSE_TIMESTAMP, as BigQuery refuses it.
-      const refusal = cast(op('||', op('||', text('PARSE_TIMESTAMP: "'), structuredClone(value)), text('" does not match the format')), 'timestamptz');
-      return caseWhen([[op('~', structuredClone(value), text(shape)), cast(value, 'timestamptz')]], refusal);
+      // anything else fails with a message naming the function, as BigQuery refuses it.
+      const refusal = cast(op('||', op('||', text(`${shown}: "`), structuredClone(value)), text('" does not match the format')), kind.type);
+      return caseWhen([[op('~', structuredClone(value), text(shape)), cast(value, kind.type)]], refusal);
+    }
+    case 'approx_top_count':
+    case 'approx_top_sum': {
+      // The n most frequent values (or largest sums of a weight) with their counts, as an array of
+      // {value, count|sum} objects, most first (ties by value): exact, so a valid approximate answer.
+      const counting = name === 'approx_top_count';
+      arity(counting ? 2 : 3);
+      const nNode = raw[raw.length - 1];
+      const n = Number((wrapped(nNode, 'A_Const')?.['ival'] as Json | undefined)?.['ival']);
+      if (!Number.isInteger(n) || n < 1 || n > MAX_QUANTILES) r.fail(`${name.toUpperCase()} needs a whole number from 1 to ${MAX_QUANTILES} as its last argument`, nNode ?? node);
+      const key = counting ? 'count' : 'sum';
+      const values = call('array_agg', [r.arg(raw[0]!, 'text')]);
+      const weights = counting ? undefined : call('array_agg', [r.arg(raw[1]!, 'numeric')]);
+      const measure = counting ? 'count(*)' : 'sum(bq_w)';
+      return r.template(
+        `(select jsonb_agg(jsonb_build_object('value', bq_top.bq_v, '${key}', bq_top.bq_m) order by bq_top.bq_m desc, bq_top.bq_v) from (select bq_v, ${measure} as bq_m from unnest(bq_values${counting ? '' : ', bq_weights'}) as bq_u(bq_v${counting ? '' : ', bq_w'}) group by bq_v order by ${measure} desc, bq_v limit ${n}) as bq_top)`,
+        counting ? { bq_values: values } : { bq_values: values, bq_weights: weights! },
+      );
     }
     case 'approx_quantiles': {
       // Exact quantiles are valid approximate ones: n + 1 boundaries, minimum to maximum, each the
@@ -326,25 +349,32 @@ const PARSE_ELEMENTS: Readonly<Record<string, string>> = Object.freeze({
   Ez: '(Z|[+-][0-9]{2}:[0-9]{2})', z: '[+-][0-9]{4}',
 });
 
+/** What each PARSE_ function reads: its PostgreSQL type, format elements and literal characters. */
+const PARSE_KINDS: Readonly<Record<string, { type: string; elements: readonly string[]; literals: RegExp; example: string }>> = Object.freeze({
+  parse_timestamp: { type: 'timestamptz', elements: Object.keys(PARSE_ELEMENTS), literals: /^[-:. TZ]$/, example: '%Y-%m-%dT%H:%M:%E*S%Ez' },
+  parse_datetime: { type: 'timestamp', elements: Object.keys(PARSE_ELEMENTS).filter((e) => e !== 'Ez' && e !== 'z'), literals: /^[-:. T]$/, example: '%Y-%m-%dT%H:%M:%E*S' },
+  parse_date: { type: 'date', elements: ['Y', 'm', 'd', 'F'], literals: /^-$/, example: '%Y-%m-%d' },
+});
+
 /**
- * A PARSE_TIMESTAMP format (a literal made of the ISO 8601 elements above, `-`, `:`, `.`, `T`,
- * `Z` and spaces) as an anchored regular expression of the text it accepts.
+ * A PARSE_ format (a literal made of ISO 8601 elements and separators) as an anchored regular
+ * expression of the text it accepts.
  */
-function parseShape(node: Node, r: Rewriter): string {
+function parseShape(node: Node, fn: string, kind: (typeof PARSE_KINDS)[string], r: Rewriter): string {
   const format = (wrapped(node, 'A_Const')?.['sval'] as Json | undefined)?.['sval'];
-  if (typeof format !== 'string') return r.fail("PARSE_TIMESTAMP's format must be a string literal such as '%Y-%m-%dT%H:%M:%E*S%Ez'", node);
+  const only = `(only ISO 8601 shapes: ${kind.example} and their parts)`;
+  if (typeof format !== 'string') return r.fail(`${fn}'s format must be a string literal such as '${kind.example}'`, node);
   let shape = '^';
   for (let i = 0; i < format.length; i++) {
     const c = format[i]!;
     if (c !== '%') {
-      if (!/^[-:. TZ]$/.test(c)) return r.fail(`PARSE_TIMESTAMP's format text ${JSON.stringify(c)} is not supported (only ISO 8601 shapes: %Y-%m-%dT%H:%M:%E*S%Ez and their parts)`, node);
+      if (!kind.literals.test(c)) return r.fail(`${fn}'s format text ${JSON.stringify(c)} is not supported ${only}`, node);
       shape += c === '.' ? '\\.' : c;
       continue;
     }
     const element = ['E*S', 'E6S', 'E3S', 'Ez'].find((e) => format.startsWith(e, i + 1)) ?? format[i + 1] ?? '';
-    const pattern = PARSE_ELEMENTS[element];
-    if (pattern === undefined) return r.fail(`PARSE_TIMESTAMP's format element %${element} is not supported (only ISO 8601 shapes: %Y-%m-%dT%H:%M:%E*S%Ez and their parts)`, node);
-    shape += pattern;
+    if (!kind.elements.includes(element)) return r.fail(`${fn}'s format element %${element} is not supported ${only}`, node);
+    shape += PARSE_ELEMENTS[element]!;
     i += element.length;
   }
   return shape + '$';

@@ -52,7 +52,7 @@ export function translateBigQuery(parser: SqlParser, sql: string, tables: readon
   if (stmts.length !== 1) reject(`sql must be exactly one statement; found ${stmts.length}`);
   const select = checkTopLevel(stmts[0]!.stmt);
   try {
-    new Translator(positions).select(select, new Scope(null, new Set(tables)));
+    new Translator(positions, parser).select(select, new Scope(null, new Set(tables)));
   } catch (err) {
     if (err instanceof HttpError) throw err;
     // A tree shape the rewrite did not foresee: refused, never a 500 (the fuzz suite looks for these).
@@ -68,7 +68,10 @@ export function translateBigQuery(parser: SqlParser, sql: string, tables: readon
 }
 
 class Translator {
-  constructor(private readonly positions: Positions) {}
+  constructor(
+    private readonly positions: Positions,
+    private readonly parser: SqlParser,
+  ) {}
 
   private fail(what: string, node: unknown): never {
     return reject(`${what}${this.positions.at(locationOf(node))}`);
@@ -328,6 +331,10 @@ class Translator {
       arg: (n, c) => this.expr(n, c, scope),
       siblingCtx: (nodes) => this.siblingCtx(nodes, scope),
       fail: (what, at) => this.fail(what, at),
+      template: (expr, holes) => {
+        const select = wrapped(this.parser.parse(`select ${expr}`)[0]!.stmt, 'SelectStmt')!;
+        return fillHoles(wrapped((select['targetList'] as Node[])[0], 'ResTarget')!['val'] as Node, holes);
+      },
     };
   }
 
@@ -356,4 +363,14 @@ class Translator {
     if (kind === 'AEXPR_OP' && name === '/' && body['lexpr'] !== undefined) body['lexpr'] = cast(body['lexpr'] as Node, 'numeric');
     return node;
   }
+}
+
+/** A parsed template with each one-part column reference named in `holes` replaced by its node. */
+function fillHoles(node: Node, holes: Readonly<Record<string, Node>>): Node {
+  if (Array.isArray(node)) return (node as unknown as Node[]).map((n) => fillHoles(n, holes)) as unknown as Node;
+  if (node === null || typeof node !== 'object') return node;
+  const fields = columnFields(node);
+  if (fields?.length === 1 && holes[fields[0]!] !== undefined) return structuredClone(holes[fields[0]!]!);
+  for (const [key, value] of Object.entries(node)) node[key] = fillHoles(value as Node, holes);
+  return node;
 }

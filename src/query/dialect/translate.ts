@@ -15,7 +15,8 @@ import { HttpError } from '../../errors.ts';
 import { checkTopLevel, parseCaller, preflight } from '../sandbox/caller-sql.ts';
 import { nodeType, reject, wrapped, type Json, type SqlParser } from '../sandbox/sql-parser.ts';
 import { prePass, type PrePassed } from './bigquery-lexer.ts';
-import { rewriteCall, rewriteCast, rewriteSubscript, type Rewriter } from './functions.ts';
+import { rewriteCall, rewriteCast, type Rewriter } from './functions.ts';
+import { rewriteSubscript } from './array-subscripts.ts';
 import { readPath, Scope, type Binding, type Ctx } from './record-scope.ts';
 import { and, call, coalesce, column, columnFields, constKind, locationOf, names, op, text, cast, int, type Node } from './nodes.ts';
 

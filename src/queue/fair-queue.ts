@@ -136,10 +136,6 @@ export class FairQueue {
     this.now = opts.now ?? (() => performance.now());
   }
 
-  get capacity(): number {
-    return this.opts.capacity;
-  }
-
   /** Run `task` in a turn of `owner`'s: at once when it may, else when the queue gives it one. */
   async run<T>(owner: object, task: () => Promise<T>, turn: TurnOptions): Promise<T> {
     const o = this.owner(owner, turn.background === true);

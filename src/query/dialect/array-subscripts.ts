@@ -5,10 +5,10 @@
 import { SUBSCRIPT_MARKS } from './bigquery-lexer.ts';
 import { wrapped, type Json } from '../sandbox/sql-parser.ts';
 import type { Rewriter } from './functions.ts';
-import { and, call, caseWhen, cast, coalesce, int, names, nullConst, op, text, type Node } from './nodes.ts';
+import { and, call, caseWhen, cast, coalesce, int, intConst, names, nullConst, op, text, type Node } from './nodes.ts';
 
-/** Most quantiles APPROX_QUANTILES may ask for (BigQuery has no stated bound; this keeps plans small). */
-export const MAX_QUANTILES = 1000;
+/** Largest n of APPROX_QUANTILES(x, n) and APPROX_TOP_*(…, n) (BigQuery states no bound; this keeps plans small). */
+export const MAX_APPROX_SIZE = 1000;
 
 export const arrayCast = (arg: Node, elementType: string): Node => ({
   TypeCast: { arg, typeName: { names: [{ String: { sval: elementType } }], typemod: -1, arrayBounds: [{ Integer: { ival: -1 } }] } },
@@ -59,10 +59,10 @@ export function rewriteSubscript(body: Json, node: Node, r: Rewriter): Node | un
 function quantileAt(arrayNode: Node, indexNode: Node, form: { name: string; zeroBased: boolean; safe: boolean }, r: Rewriter, at: Node): Node | undefined {
   const fc = wrapped(arrayNode, 'FuncCall');
   if (fc === undefined || names(fc['funcname']).join('.') !== 'approx_quantiles' || fc['over'] !== undefined) return undefined;
-  const k = Number((wrapped(indexNode, 'A_Const')?.['ival'] as Json | undefined)?.['ival'] ?? (wrapped(indexNode, 'A_Const') ? 0 : NaN));
+  const k = intConst(indexNode);
   const args = (fc['args'] as Node[] | undefined) ?? [];
-  const n = Number((wrapped(args[1], 'A_Const')?.['ival'] as Json | undefined)?.['ival']);
-  if (!Number.isInteger(k) || !Number.isInteger(n) || args.length !== 2 || n < 1 || n > MAX_QUANTILES) return undefined;
+  const n = intConst(args[1]);
+  if (k === undefined || n === undefined || args.length !== 2 || n < 1 || n > MAX_APPROX_SIZE) return undefined;
   const position = form.zeroBased ? k : k - 1;
   if (position < 0 || position > n) {
     if (form.safe) return nullConst();

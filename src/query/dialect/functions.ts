@@ -4,12 +4,12 @@
  * reads a JSON field as a number, a string function as text).
  */
 import { SAFE_CAST_MARK } from './bigquery-lexer.ts';
-import { arrayCast, MAX_QUANTILES } from './array-subscripts.ts';
-import { jsonPath } from './json-paths.ts';
+import { arrayCast, MAX_APPROX_SIZE } from './array-subscripts.ts';
+import { jsonAt, scalarText } from './json-paths.ts';
 import { extractPart, PARSE_KINDS, parseShape, toCharFormat } from './time-formats.ts';
 import type { Ctx } from './record-scope.ts';
 import { nodeType, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { and, boolConst, call, caseWhen, cast, coalesce, columnFields, constKind, int, interval, names, nullConst, nullIf, op, text, type Node } from './nodes.ts';
+import { and, boolConst, call, caseWhen, cast, coalesce, columnFields, constKind, int, intConst, interval, names, nullIf, op, stringConst, text, type Node } from './nodes.ts';
 
 export interface Rewriter {
   /** Translate an argument, reading a JSON path in it as `ctx`. */
@@ -60,14 +60,13 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     // so it is f; PARSE_TIMESTAMP's refusal becomes NULL; any other f could fail in ways a
     // statement cannot catch, and is refused by name.
     const inner = fname[1]!;
-    if (inner === 'parse_timestamp' || inner === 'parse_datetime' || inner === 'parse_date') {
-      const parsed = rewriteCall({ ...body, funcname: [{ String: { sval: inner } }] }, { FuncCall: { ...body, funcname: [{ String: { sval: inner } }] } }, r);
-      delete (wrapped(parsed, 'CaseExpr') as Json)['defresult'];
-      return parsed;
-    }
-    if (!NEVER_FAIL.has(inner)) r.fail(`the SAFE. prefix (${name}) is not supported: ${inner.toUpperCase()} can fail in ways a statement cannot catch`, node);
-    const plainCall: Json = { ...body, funcname: [{ String: { sval: inner } }] };
-    return rewriteCall(plainCall, { FuncCall: plainCall }, r);
+    const parses = PARSE_KINDS[inner] !== undefined;
+    if (!parses && !NEVER_FAIL.has(inner)) r.fail(`the SAFE. prefix (${name}) is not supported: ${inner.toUpperCase()} can fail in ways a statement cannot catch`, node);
+    const unsafe: Json = { ...body, funcname: [{ String: { sval: inner } }] };
+    const out = rewriteCall(unsafe, { FuncCall: unsafe }, r);
+    // A PARSE_ function's refusal is its CASE's ELSE: without it, NULL.
+    if (parses) delete wrapped(out, 'CaseExpr')!['defresult'];
+    return out;
   }
   if (UNSUPPORTED.has(name)) r.fail(`function ${name.toUpperCase()} is not supported`, node);
   const args = (ctx: Ctx): Node[] => raw.map((a) => r.arg(a, ctx));
@@ -190,23 +189,17 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       // BigQuery's JSON functions over text that may not be JSON (NULL then) or over a JSON value.
       const shown = name === 'bq_json_value' ? 'JSON_VALUE' : name === 'bq_json_query' ? 'JSON_QUERY' : name.toUpperCase();
       if (raw.length !== 2) r.fail(`${shown} takes a value and a JSONPath`, node);
-      const path = jsonPath(raw[1]!, shown, r);
-      const value = op('#>', call('try_jsonb', [cast(r.arg(raw[0]!, 'text'), 'text')]), arrayCast({ A_ArrayExpr: { elements: path.map(text) } }, 'text'));
-      if (name === 'bq_json_query' || name === 'json_extract') return cast(value, 'text');
-      // A scalar as text (a JSON string unquoted, null as NULL); an object or array is NULL.
-      return caseWhen([[op('=', call('jsonb_typeof', [structuredClone(value)]), text('object')), nullConst()], [op('=', call('jsonb_typeof', [structuredClone(value)]), text('array')), nullConst()]], op('#>>', value, arrayCast({ A_ArrayExpr: { elements: [] } }, 'text')));
+      const value = jsonAt(raw[0]!, raw[1]!, shown, r);
+      return name === 'bq_json_query' || name === 'json_extract' ? cast(value, 'text') : scalarText(value);
     }
     case 'json_extract_array':
     case 'json_value_array': {
       // The array at the path, each element as JSON text (EXTRACT) or as a scalar's text (VALUE, NULL
       // for an element that is an object or array); NULL when the path holds no array.
       if (raw.length !== 2) r.fail(`${name.toUpperCase()} takes a value and a JSONPath`, node);
-      const path = jsonPath(raw[1]!, name.toUpperCase(), r);
-      const value = op('#>', call('try_jsonb', [cast(r.arg(raw[0]!, 'text'), 'text')]), arrayCast({ A_ArrayExpr: { elements: path.map(text) } }, 'text'));
+      const value = jsonAt(raw[0]!, raw[1]!, name.toUpperCase(), r);
       const element = { ColumnRef: { fields: [{ String: { sval: 'bq_element' } }] } };
-      const shown = name === 'json_extract_array'
-        ? cast(element, 'text')
-        : caseWhen([[op('=', call('jsonb_typeof', [structuredClone(element)]), text('object')), nullConst()], [op('=', call('jsonb_typeof', [structuredClone(element)]), text('array')), nullConst()]], op('#>>', structuredClone(element), arrayCast({ A_ArrayExpr: { elements: [] } }, 'text')));
+      const shown = name === 'json_extract_array' ? cast(element, 'text') : scalarText(element);
       const elements: Node = {
         SubLink: {
           subLinkType: 'ARRAY_SUBLINK',
@@ -218,7 +211,7 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     case 'bq_timestamp': {
       // TIMESTAMP(string[, 'UTC']) or TIMESTAMP(date or datetime): PostgreSQL's timestamptz input, in UTC.
       if (raw.length !== 1 && raw.length !== 2) r.fail('TIMESTAMP takes a value and an optional time zone', node);
-      if (raw.length === 2 && (wrapped(raw[1], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] !== 'UTC') r.fail("TIMESTAMP with a time zone other than 'UTC' is not supported (the service works in UTC)", raw[1]);
+      if (raw.length === 2) utcOnly(raw[1]!, 'TIMESTAMP', r);
       return cast(r.arg(raw[0]!, 'text'), 'timestamptz');
     }
     case 'parse_timestamp':
@@ -226,7 +219,8 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     case 'parse_date': {
       const kind = PARSE_KINDS[name]!;
       const shown = name.toUpperCase();
-      if (raw.length !== 2 && !(raw.length === 3 && name === 'parse_timestamp' && (wrapped(raw[2], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] === 'UTC')) r.fail(`${shown} takes a format and a string${name === 'parse_timestamp' ? " (and optionally 'UTC')" : ''}`, node);
+      if (raw.length !== 2 && !(raw.length === 3 && name === 'parse_timestamp')) r.fail(`${shown} takes a format and a string${name === 'parse_timestamp' ? " (and optionally 'UTC')" : ''}`, node);
+      if (raw.length === 3) utcOnly(raw[2]!, shown, r);
       const shape = parseShape(raw[0]!, shown, kind, r);
       const value = cast(r.arg(raw[1]!, 'text'), 'text');
       // Only text of exactly the format's shape is read (PostgreSQL's input reads it the same way);
@@ -241,8 +235,8 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       const counting = name === 'approx_top_count';
       arity(counting ? 2 : 3);
       const nNode = raw[raw.length - 1];
-      const n = Number((wrapped(nNode, 'A_Const')?.['ival'] as Json | undefined)?.['ival']);
-      if (!Number.isInteger(n) || n < 1 || n > MAX_QUANTILES) r.fail(`${name.toUpperCase()} needs a whole number from 1 to ${MAX_QUANTILES} as its last argument`, nNode ?? node);
+      const n = intConst(nNode);
+      if (n === undefined || n < 1 || n > MAX_APPROX_SIZE) return r.fail(`${name.toUpperCase()} needs a whole number from 1 to ${MAX_APPROX_SIZE} as its last argument`, nNode ?? node);
       const key = counting ? 'count' : 'sum';
       const values = call('array_agg', [r.arg(raw[0]!, 'text')]);
       const weights = counting ? undefined : call('array_agg', [r.arg(raw[1]!, 'numeric')]);
@@ -256,8 +250,8 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       // Exact quantiles are valid approximate ones: n + 1 boundaries, minimum to maximum, each the
       // first value at or past its fraction of the ordered non-null values (percentile_disc).
       arity(2);
-      const n = Number((wrapped(raw[1], 'A_Const')?.['ival'] as Json | undefined)?.['ival']);
-      if (!Number.isInteger(n) || n < 1 || n > MAX_QUANTILES) r.fail(`APPROX_QUANTILES needs a whole number of quantiles from 1 to ${MAX_QUANTILES} as its second argument`, raw[1] ?? node);
+      const n = intConst(raw[1]);
+      if (n === undefined || n < 1 || n > MAX_APPROX_SIZE) return r.fail(`APPROX_QUANTILES needs a whole number of quantiles from 1 to ${MAX_APPROX_SIZE} as its second argument`, raw[1] ?? node);
       const fractions = Array.from({ length: n + 1 }, (_, i): Node => ({ A_Const: { fval: { fval: String(i / n) } } }));
       const sortBy: Node = { SortBy: { node: r.arg(raw[0]!, 'numeric'), sortby_dir: 'SORTBY_DEFAULT', sortby_nulls: 'SORTBY_NULLS_DEFAULT' } };
       return window(call('percentile_disc', [arrayCast({ A_ArrayExpr: { elements: fractions } }, 'float8')], { agg_order: [sortBy], agg_within_group: true }));
@@ -292,7 +286,7 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     case 'format_datetime':
     case 'format_date': {
       if (raw.length !== 2 && !(raw.length === 3 && name === 'format_timestamp')) r.fail(`${name.toUpperCase()} takes a format and a value${name === 'format_timestamp' ? ' (and an optional time zone)' : ''}`, node);
-      if (raw.length === 3 && (wrapped(raw[2], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] !== 'UTC') r.fail(`${name.toUpperCase()} with a time zone other than 'UTC' is not supported (the service works in UTC)`, raw[2]);
+      if (raw.length === 3) utcOnly(raw[2]!, name.toUpperCase(), r);
       return call('to_char', [r.arg(raw[1]!, 'text'), text(toCharFormat(raw[0]!, name.toUpperCase(), r))]);
     }
     case 'pg_catalog.extract':
@@ -303,6 +297,11 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     default:
       return plain(body, node, r);
   }
+}
+
+/** A time zone argument: only 'UTC' (the service works in UTC), else refused naming the function. */
+function utcOnly(zone: Node, fn: string, r: Rewriter): void {
+  if (stringConst(zone) !== 'UTC') r.fail(`${fn} with a time zone other than 'UTC' is not supported (the service works in UTC)`, zone);
 }
 
 /** A function PostgreSQL has under the same name: translate its arguments and clauses in place. */
@@ -324,7 +323,7 @@ function overClause(over: Node, r: Rewriter): Node {
 /** A date part written as a bare word (`minute`) or a string ('minute'). */
 function datePart(node: Node, r: Rewriter, allowed: ReadonlySet<string>): string {
   const fields = columnFields(node);
-  const word = fields?.length === 1 ? fields[0] : (wrapped(node, 'A_Const')?.['sval'] as Json | undefined)?.['sval'];
+  const word = fields?.length === 1 ? fields[0] : stringConst(node);
   const unit = typeof word === 'string' ? word.toLowerCase() : undefined;
   if (unit === undefined || !allowed.has(unit)) {
     return r.fail(`date part ${unit?.toUpperCase() ?? nodeType(node) ?? '?'} is not supported here (one of ${[...allowed].join(', ').toUpperCase()})`, node);

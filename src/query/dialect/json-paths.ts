@@ -1,19 +1,32 @@
 /**
- * BigQuery's JSONPath subset (`$`, `.name`, `."name"`, `['name']`, `["name"]`, `[n]`) as the path
- * elements of PostgreSQL's `#>`, for JSON_VALUE and its kin (functions.ts).
+ * BigQuery's JSON functions' parts (functions.ts): the JSONPath subset (`$`, `.name`, `."name"`,
+ * `['name']`, `["name"]`, `[n]`) as the path of PostgreSQL's `#>`, the value at it in text that
+ * may not be JSON, and a JSON scalar as text.
  */
-import { wrapped, type Json } from '../sandbox/sql-parser.ts';
 import type { Rewriter } from './functions.ts';
-import type { Node } from './nodes.ts';
+import { call, caseWhen, cast, nullConst, op, stringConst, text, type Node } from './nodes.ts';
+import { arrayCast } from './array-subscripts.ts';
+
+/** The JSON at `path` (a JSONPath literal) in `value`, text that may not be JSON (then NULL: try_jsonb). */
+export function jsonAt(value: Node, path: Node, fn: string, r: Rewriter): Node {
+  const steps = jsonPath(path, fn, r);
+  return op('#>', call('try_jsonb', [cast(r.arg(value, 'text'), 'text')]), arrayCast({ A_ArrayExpr: { elements: steps.map(text) } }, 'text'));
+}
+
+/** A JSON scalar as text (a string unquoted, null as NULL); an object or array is NULL. */
+export function scalarText(json: Node): Node {
+  const typeIs = (t: string) => op('=', call('jsonb_typeof', [structuredClone(json)]), text(t));
+  return caseWhen([[typeIs('object'), nullConst()], [typeIs('array'), nullConst()]], op('#>>', json, arrayCast({ A_ArrayExpr: { elements: [] } }, 'text')));
+}
 
 /**
  * BigQuery's JSONPath subset as `#>` path elements: `$`, then `.name`, `."name"`, `['name']`,
  * `["name"]` or `[n]`, each a member name or an array index (PostgreSQL's path reads a numeric
  * element of an array as its index). The path must be a string literal.
  */
-export function jsonPath(node: Node, fn: string, r: Rewriter): string[] {
-  const path = (wrapped(node, 'A_Const')?.['sval'] as Json | undefined)?.['sval'];
-  if (typeof path !== 'string') return r.fail(`${fn}'s JSONPath must be a string literal such as '$.a.b'`, node);
+function jsonPath(node: Node, fn: string, r: Rewriter): string[] {
+  const path = stringConst(node);
+  if (path === undefined) return r.fail(`${fn}'s JSONPath must be a string literal such as '$.a.b'`, node);
   const steps: string[] = [];
   const step = /\.([A-Za-z_][A-Za-z0-9_]*)|\."((?:[^"\\]|\\.)*)"|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\[\s*([0-9]+)\s*\]/y;
   if (!path.startsWith('$')) r.fail(`${fn}'s JSONPath must start with $, got ${JSON.stringify(path)}`, node);

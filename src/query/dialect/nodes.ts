@@ -43,6 +43,19 @@ export function columnFields(node: unknown): string[] | undefined {
   return names(fields);
 }
 
+/** A string constant's value; undefined for anything else. */
+export function stringConst(node: unknown): string | undefined {
+  const value = (wrapped(node, 'A_Const')?.['sval'] as Json | undefined)?.['sval'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** An integer constant's value (libpg-query writes 0 as an empty `ival`); undefined for anything else. */
+export function intConst(node: unknown): number | undefined {
+  const c = wrapped(node, 'A_Const');
+  if (c === undefined || !('ival' in c)) return undefined;
+  return Number((c['ival'] as Json)['ival'] ?? 0);
+}
+
 /** A constant's kind: what the other side of a comparison with it should be read as. */
 export function constKind(node: unknown): 'number' | 'string' | 'bool' | 'null' | undefined {
   const c = wrapped(node, 'A_Const');

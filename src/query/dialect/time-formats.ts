@@ -3,9 +3,9 @@
  * format elements as to_char patterns, the ISO 8601 shapes PARSE_* reads, EXTRACT's date parts
  * numbered as BigQuery numbers them. Anything without an exact counterpart is refused by name.
  */
-import { wrapped, type Json } from '../sandbox/sql-parser.ts';
+import type { Json } from '../sandbox/sql-parser.ts';
 import type { Rewriter } from './functions.ts';
-import { call, cast, int, op, text, type Node } from './nodes.ts';
+import { call, cast, int, op, stringConst, text, type Node } from './nodes.ts';
 
 /** BigQuery format elements → PostgreSQL to_char patterns; an element not here is refused by name. */
 const FORMAT_ELEMENTS: Readonly<Record<string, string>> = Object.freeze({
@@ -18,8 +18,8 @@ const FORMAT_LITERALS: Readonly<Record<string, string>> = Object.freeze({ Z: 'UT
 
 /** A BigQuery format string (a literal) as a to_char format: elements mapped, other text quoted. */
 export function toCharFormat(node: Node, fn: string, r: Rewriter): string {
-  const format = (wrapped(node, 'A_Const')?.['sval'] as Json | undefined)?.['sval'];
-  if (typeof format !== 'string') return r.fail(`${fn}'s format must be a string literal such as '%Y-%m-%d'`, node);
+  const format = stringConst(node);
+  if (format === undefined) return r.fail(`${fn}'s format must be a string literal such as '%Y-%m-%d'`, node);
   let out = '';
   let literal = '';
   const flush = () => {
@@ -66,9 +66,9 @@ export const PARSE_KINDS: Readonly<Record<string, { type: string; elements: read
  * expression of the text it accepts.
  */
 export function parseShape(node: Node, fn: string, kind: (typeof PARSE_KINDS)[string], r: Rewriter): string {
-  const format = (wrapped(node, 'A_Const')?.['sval'] as Json | undefined)?.['sval'];
+  const format = stringConst(node);
   const only = `(only ISO 8601 shapes: ${kind.example} and their parts)`;
-  if (typeof format !== 'string') return r.fail(`${fn}'s format must be a string literal such as '${kind.example}'`, node);
+  if (format === undefined) return r.fail(`${fn}'s format must be a string literal such as '${kind.example}'`, node);
   let shape = '^';
   for (let i = 0; i < format.length; i++) {
     const c = format[i]!;
@@ -88,7 +88,7 @@ export function parseShape(node: Node, fn: string, kind: (typeof PARSE_KINDS)[st
 /** BigQuery date parts of EXTRACT → an exact PostgreSQL expression of the value `v` (integers, as BigQuery's). */
 export function extractPart(body: Json, node: Node, r: Rewriter): Node {
   const raw = body['args'] as Node[];
-  const part = String((wrapped(raw[0], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] ?? '').toLowerCase();
+  const part = (stringConst(raw[0]) ?? '').toLowerCase();
   const value = r.arg(raw[1]!, 'text');
   const pg = (p: string, v: Node = structuredClone(value)): Node => ({ FuncCall: { funcname: [{ String: { sval: 'pg_catalog' } }, { String: { sval: 'extract' } }], args: [text(p), v], funcformat: 'COERCE_SQL_SYNTAX' } });
   const whole = (p: string): Node => cast(call('trunc', [pg(p)]), 'int8');

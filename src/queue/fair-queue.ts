@@ -95,8 +95,6 @@ interface Owner {
   estimate: number;
   /** When it last ended a statement (or arrived). */
   lastSeen: number;
-  /** Running turns by class, for /metrics. */
-  readonly runningByClass: Map<QueueClass, number>;
   /** The service's own (warming, retention): never counted among the active owners that share. */
   readonly own: boolean;
 }
@@ -125,6 +123,8 @@ export class FairQueue {
   private readonly owners = new Map<object, Owner>();
   private readonly background: Waiter[] = [];
   private running = 0;
+  /** `running` by class, for /metrics. */
+  private readonly runningByClass = Object.fromEntries(QUEUE_CLASSES.map((c) => [c, 0])) as Record<QueueClass, number>;
   /** Callers waiting (background turns not counted). */
   private waiting = 0;
   /** The start tag of the statement that last began (virtual ms). */
@@ -162,9 +162,9 @@ export class FairQueue {
     const stats = Object.fromEntries(QUEUE_CLASSES.map((c) => [c, { waiting: 0, running: 0 }])) as QueueStats;
     for (const o of this.owners.values()) {
       for (const w of o.queue) stats[w.cls].waiting++;
-      for (const [cls, n] of o.runningByClass) stats[cls].running += n;
     }
     for (const w of this.background) stats[w.cls].waiting++;
+    for (const c of QUEUE_CLASSES) stats[c].running = this.runningByClass[c];
     return stats;
   }
 
@@ -172,7 +172,7 @@ export class FairQueue {
     let o = this.owners.get(key);
     // Owners are a bounded set (the tokens fixed at start-up, and the service's own), kept for life.
     if (o === undefined) {
-      o = { key, queue: [], running: 0, used: this.virtualNow, estimate: INITIAL_ESTIMATE_MS, lastSeen: -Infinity, runningByClass: new Map(), own };
+      o = { key, queue: [], running: 0, used: this.virtualNow, estimate: INITIAL_ESTIMATE_MS, lastSeen: -Infinity, own };
       this.owners.set(key, o);
     }
     return o;
@@ -319,7 +319,7 @@ export class FairQueue {
     this.virtualNow = tag;
     o.used = tag + o.estimate;
     o.running++;
-    o.runningByClass.set(cls, (o.runningByClass.get(cls) ?? 0) + 1);
+    this.runningByClass[cls]++;
     this.running++;
     return o.estimate;
   }
@@ -331,7 +331,7 @@ export class FairQueue {
     o.estimate += ESTIMATE_WEIGHT * (ms - o.estimate);
     o.lastSeen = now;
     o.running--;
-    o.runningByClass.set(cls, o.runningByClass.get(cls)! - 1);
+    this.runningByClass[cls]--;
     this.running--;
     this.pump();
   }

@@ -4,9 +4,9 @@
  * and API (no inline code, no other host). The page itself calls the API with the token it is
  * given, like any other client.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { strongEtag } from '../query/formats.ts';
 import type { HeaderList } from './respond.ts';
 
 const PUBLIC_DIR = new URL('../../public/', import.meta.url);
@@ -36,7 +36,7 @@ export function loadExplorer(): ExplorerAssets {
   return new Map(
     FILES.map(([path, file, type]) => {
       const body = readFileSync(new URL(file, PUBLIC_DIR));
-      const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+      const etag = strongEtag(body);
       const headers = Object.freeze([
         'Content-Type', type,
         'ETag', etag,

@@ -99,10 +99,15 @@ export function inFormat(result: EncodedResult, format: Format): EncodedBody {
 
 /** A body with its validator and fixed headers (the JSON one too: encoded-result.ts). */
 export function encodedBody(body: Buffer, contentType: string, truncated: boolean): EncodedBody {
-  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+  const etag = strongEtag(body);
   // Vary: the same URL answers in another format for another Accept.
   const headers = Object.freeze(truncated ? ['ETag', etag, 'Vary', 'Accept', 'X-Result-Truncated', 'true'] : ['ETag', etag, 'Vary', 'Accept']);
   return { body, contentLength: String(body.length), contentType, etag, headers };
+}
+
+/** A strong validator of exactly these bytes: equal bodies, equal ETags, on every replica. */
+export function strongEtag(body: Buffer): string {
+  return `"${createHash('sha1').update(body).digest('base64url')}"`;
 }
 
 /** One row of the JSON body: its own text and its members' `[key, value text]`. */

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { strongEtag } from '../query/formats.ts';
-import type { HeaderList } from './respond.ts';
+import { etagMatches, type HeaderList } from './respond.ts';
 
 const PUBLIC_DIR = new URL('../../public/', import.meta.url);
 
@@ -53,7 +53,7 @@ export function loadExplorer(): ExplorerAssets {
 
 /** Answer a GET/HEAD of one of the page's paths. */
 export function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset, extra: HeaderList): void {
-  if (req.headers['if-none-match'] === asset.etag) {
+  if (etagMatches(req.headers['if-none-match'], asset.etag)) {
     res.writeHead(304, [...extra, ...asset.headers]);
     res.end();
     return;

@@ -117,7 +117,7 @@ function deadlineIfBuffered(res: ServerResponse): void {
 }
 
 /** If-None-Match (RFC 9110 13.1.2): `*` or a list of entity tags, compared weakly. */
-function etagMatches(header: string | undefined, etag: string): boolean {
+export function etagMatches(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);

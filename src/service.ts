@@ -77,11 +77,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const openapi = buildOpenApi(registry, packageVersion());
   // One queue per set of connections: the engine's, and the writer's own pool on PostgreSQL (the
   // embedded store's writer shares the engine's one session, so it takes turns in the same queue).
-  const queueFor = (capacity: number) => new FairQueue({ capacity, maxQueuedPerOwner: config.maxQueuedPerToken, maxQueued: config.poolMaxWaiting, queueTimeoutMs: config.queueTimeoutMs, observer: metrics.queueObserver });
-  const queue = queueFor(engine.concurrency);
+  const queueFor = (capacity: number, notReady?: () => Promise<void> | undefined) =>
+    new FairQueue({ capacity, maxQueuedPerOwner: config.maxQueuedPerToken, maxQueued: config.poolMaxWaiting, queueTimeoutMs: config.queueTimeoutMs, observer: metrics.queueObserver, notReady });
+  const queue = queueFor(engine.concurrency, engine.notReady);
   const rawWriter = opts.writer ?? null;
   const writerQueue = rawWriter === null || rawWriter.sharesEngine ? null : queueFor(rawWriter.concurrency);
-  const queuedLogWriter = rawWriter === null ? null : queuedWriter(rawWriter, writerQueue ?? queue, writerQueue === null ? opts.engine.notReady : undefined);
+  const queuedLogWriter = rawWriter === null ? null : queuedWriter(rawWriter, writerQueue ?? queue);
   const { callerStatementTimeoutMs } = config;
   // Loaded only in COMPAT=logflare: the translator and the deparser cost the default mode nothing.
   const dialect = config.compat === 'logflare' ? (await import('./query/dialect/bigquery-dialect.ts')).bigQueryDialect(parser) : POSTGRESQL;

@@ -18,7 +18,7 @@ import type { StoredQuery } from './registry.ts';
 import type { Dialect } from './dialect/dialect.ts';
 import type { Format } from './formats.ts';
 import type { CallInput } from './prepared-calls.ts';
-import type { FairQueue, Promotion } from '../queue/fair-queue.ts';
+import type { FairQueue, Promotion, TurnOptions } from '../queue/fair-queue.ts';
 import type { StoreCheck } from '../store/store-check.ts';
 
 /** Who is calling and how to notice that they left: per request, never part of a prepared call. */
@@ -99,7 +99,7 @@ export function prepareCall(q: StoredQuery, input: CallInput, redact: boolean, d
   const policy = q.cachePolicy;
   const cached = policy.cached ? { key: cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: callerSql, redact }), policy } : null;
   const { engine, store, queue } = deps;
-  const load = (promotion?: Promotion) => queue.run(WARMING, () => loadResult(engine, store, statement), { cls: 'warming', background: true, hold: engine.notReady, ...(promotion ? { promotion } : {}) });
+  const load = (promotion?: Promotion) => queue.run(WARMING, () => loadResult(engine, store, statement), { cls: 'warming', background: true, ...(promotion ? { promotion } : {}) });
   return { statement, cached, load, translateMs, format: input.format };
 }
 
@@ -126,15 +126,18 @@ async function loadAnswer(deps: QueryDeps, call: PreparedCall, caller: QueryCall
     // Only an uncached call may be cancelled by its caller, queued or running: a cached load is
     // shared with other waiters.
     const signal = caller.clientGone();
-    const result = await deps.queue.run(owner, () => loadResult(deps.engine, deps.store, statement, signal), { cls: 'query', signal, hold: deps.engine.notReady });
+    const result = await deps.queue.run(owner, () => loadResult(deps.engine, deps.store, statement, signal), { cls: 'query', signal });
     return { result, cache: 'bypass', ageMs: 0, ttlRemainingMs: 0, translateMs };
   }
   const { key, policy } = cached;
   // The caller whose miss starts the load takes the turn in its token's queue; warming refreshes
   // take background turns. cachedAnswer has just looked for a fresh entry: straight to the load.
-  const answer = await deps.cache.fill(key, policy, call.load, () => deps.queue.run(owner, () => loadResult(deps.engine, deps.store, statement), { cls: 'query', hold: deps.engine.notReady }));
+  const answer = await deps.cache.fill(key, policy, call.load, () => deps.queue.run(owner, () => loadResult(deps.engine, deps.store, statement), CACHE_MISS));
   return { result: answer.result, cache: answer.status, ageMs: answer.ageMs, ttlRemainingMs: answer.ttlRemainingMs, translateMs };
 }
+
+/** The turn of a caller's cache miss (not cancellable: other callers may be waiting on it). */
+const CACHE_MISS: TurnOptions = Object.freeze({ cls: 'query' });
 
 /** Whose turns warming refreshes take: the service's own, in no token's queue. */
 const WARMING: object = Object.freeze({});

@@ -50,6 +50,13 @@ export interface FairQueueOptions {
   maxQueued: number;
   /** Longest wait for a turn (QUEUE_TIMEOUT_MS). */
   queueTimeoutMs: number;
+  /**
+   * Asked when a turn's task settles: a promise while the connections cannot serve the next turn
+   * yet (the embedded engine replacing a worker after a cut-off statement: Engine.notReady). The
+   * caller has its answer at once; the turn, and the time charged to its owner, last until the
+   * promise settles.
+   */
+  notReady?: (() => Promise<void> | undefined) | undefined;
   observer?: QueueObserver;
   now?: () => number;
 }
@@ -67,12 +74,6 @@ export interface TurnOptions {
   /** Lowest priority (module comment); `promotion` lets a caller raise it. */
   background?: boolean;
   promotion?: Promotion;
-  /**
-   * Asked when the task settles: a promise while the connection cannot serve the next turn yet (the
-   * embedded engine replacing a worker after a cut-off statement). The caller has its answer at
-   * once; the turn, and the time charged to its owner, last until the promise settles.
-   */
-  hold?: (() => Promise<void> | undefined) | undefined;
 }
 
 /** Waiting per class, for /metrics. */
@@ -151,7 +152,7 @@ export class FairQueue {
     try {
       return await task();
     } finally {
-      const held = turn.hold?.();
+      const held = this.opts.notReady?.();
       if (held === undefined) this.end(o, turn.cls, charged, started);
       else void held.then(() => this.end(o, turn.cls, charged, started), () => this.end(o, turn.cls, charged, started));
     }

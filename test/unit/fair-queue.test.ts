@@ -24,7 +24,7 @@ function setup(options: Partial<FairQueueOptions> = {}) {
   const started: string[] = [];
   const finish = new Map<string, () => void>();
   /** Queue a task labelled `label` for `owner`; it runs until `end(label)`. */
-  const submit = (label: string, owner: object, extra: { signal?: AbortSignal; background?: boolean; promotion?: Promotion; hold?: () => Promise<void> | undefined } = {}) => {
+  const submit = (label: string, owner: object, extra: { signal?: AbortSignal; background?: boolean; promotion?: Promotion } = {}) => {
     const turn = queue.run(owner, () => new Promise<string>((resolve) => {
       started.push(label);
       finish.set(label, () => resolve(label));
@@ -164,14 +164,16 @@ test('background turns run only when no caller waits and leave one connection fr
 });
 
 test('a held turn keeps its connection, and its owner is charged, until the engine is ready again', async () => {
-  const { started, submit, end } = setup({ capacity: 1 });
+  let restart: Promise<void> | undefined;
+  let ready!: () => void;
+  // The engine is not ready from the moment a1's statement ends until `ready()`.
+  const { started, submit, end } = setup({ capacity: 1, notReady: () => restart });
   const a = {};
   const b = {};
-  let ready!: () => void;
-  const restart = new Promise<void>((r) => (ready = r));
-  const answered = submit('a1', a, { hold: () => restart });
+  const answered = submit('a1', a);
   void submit('b1', b);
   await settle();
+  restart = new Promise<void>((r) => (ready = () => ((restart = undefined), r())));
   await end('a1', 10);
   assert.equal(await answered, 'a1', 'the caller has its answer at once');
   assert.deepEqual(started, ['a1'], 'the next turn waits for the engine');

@@ -29,7 +29,7 @@ after(async () => {
 });
 
 /** A fair queue in front of the embedded engine, as service.ts puts one. */
-const queueFor = (e: Engine) => new FairQueue({ capacity: e.concurrency, maxQueuedPerOwner: 100, maxQueued: 1000, queueTimeoutMs: 60_000 });
+const queueFor = (e: Engine) => new FairQueue({ capacity: e.concurrency, maxQueuedPerOwner: 100, maxQueued: 1000, queueTimeoutMs: 60_000, notReady: e.notReady });
 
 test('through the fair queue: a token with many statements queued takes turns with another token instead of going first with all of them', async () => {
   const a = {};
@@ -47,7 +47,7 @@ test('an ingest write shares the one session\'s queue: it waits as class ingest 
   assert.equal(writer.sharesEngine, true);
   const queue = queueFor(engine);
   const ingestToken = {};
-  const logs = queuedWriter(writer, queue, engine.notReady);
+  const logs = queuedWriter(writer, queue);
   const query = queue.run({}, () => engine.query('select count(*)::int as n from generate_series(1, 2000000)', []), { cls: 'query' });
   const write = logs.write("insert into logs.edge_logs (id, timestamp) values ('queued-write', '2026-11-20T12:00:01Z')", [], { owner: ingestToken });
   assert.deepEqual([queue.stats().query.running, queue.stats().ingest.waiting], [1, 1]);
@@ -70,8 +70,8 @@ test('through the fair queue, owners share the session by time: after one statem
   const b = {};
   const done: string[] = [];
   const queue = queueFor(engine);
-  const short = (label: string, owner: object) => queue.run(owner, () => engine.query('select 1 as one', []), { cls: 'query', hold: engine.notReady }).then(() => done.push(label));
-  const long = queue.run(a, () => engine.query('select count(*) from generate_series(1, 1e10)', [], { timeoutMs: 300 }), { cls: 'query', hold: engine.notReady }).catch(() => done.push('a1 cut off'));
+  const short = (label: string, owner: object) => queue.run(owner, () => engine.query('select 1 as one', []), { cls: 'query' }).then(() => done.push(label));
+  const long = queue.run(a, () => engine.query('select count(*) from generate_series(1, 1e10)', [], { timeoutMs: 300 }), { cls: 'query' }).catch(() => done.push('a1 cut off'));
   // Taking turns would run b1, a2, b2, b3: a's 300 ms (and the worker's start-up) count against it.
   await Promise.all([long, short('a2', a), short('b1', b), short('b2', b), short('b3', b)]);
   assert.deepEqual(done, ['a1 cut off', 'b1', 'b2', 'b3', 'a2']);

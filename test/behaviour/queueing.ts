@@ -11,6 +11,8 @@ import type { EngineFactory, TestStore } from '../support/engines.ts';
 import { edgeRow, insertRows } from '../support/fixtures.ts';
 import { scrape, waitFor } from '../support/ops.ts';
 import { call, startTestService, TOKEN } from '../support/service.ts';
+import { runLoad } from '../../scripts/lib/load-driver.ts';
+import type { LoadSummary } from '../../scripts/lib/load-stats.ts';
 
 const OTHER = 'other-token-queue-0123456789';
 const CALLER_TIMEOUT_MS = 3_000;
@@ -27,30 +29,12 @@ const slowCall = (n: number) =>
 /** Caller sql that runs until the caller timeout. */
 const RUNAWAY = `/api/endpoints/query/logs.all?project=alpha&sql=${encodeURIComponent('select count(*) from generate_series(1, 1e10)')}`;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+/** A load run's calls, median and 99th percentile, as the test prints them. */
+const summary = (r: LoadSummary) => `${r.requests} calls, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms`;
 
-/** Run `worker` on `concurrency` loops until `until()`; collect each call's status and latency. */
-async function loops(concurrency: number, until: () => boolean, worker: (i: number) => Promise<Response>): Promise<{ statuses: number[]; ms: number[] }> {
-  const statuses: number[] = [];
-  const ms: number[] = [];
-  let n = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (!until()) {
-        const t0 = performance.now();
-        const res = await worker(n++);
-        await res.arrayBuffer();
-        ms.push(performance.now() - t0);
-        statuses.push(res.status);
-      }
-    }),
-  );
-  return { statuses, ms: ms.sort((a, b) => a - b) };
-}
-
-const summary = (r: { ms: number[] }) => `${r.ms.length} calls, p50 ${percentile(r.ms, 50).toFixed(1)} ms, p99 ${percentile(r.ms, 99).toFixed(1)} ms`;
+/** `concurrency` keep-alive clients calling `path(i)` with `token` until `until()` (scripts/lib/load-driver.ts). */
+const load = (base: string, token: string, concurrency: number, until: () => boolean, path: (i: number) => string) =>
+  runLoad({ url: base, token, concurrency, until, next: (i) => ({ label: 'call', method: 'GET', path: path(i) }) });
 
 /** The queueing suite against one engine; run-behaviour.ts runs it per engine. */
 export function queueingBehaviour(factory: EngineFactory): void {
@@ -81,11 +65,9 @@ export function queueingBehaviour(factory: EngineFactory): void {
         '/api/endpoints/query/usage.api-counts?interval=daily&project=alpha',
         '/api/endpoints/query/usage.api-counts?interval=minutely&project=alp',
       ];
-      let sent = 0;
-      const r = await loops(50, () => sent >= 2_000, (i) => (sent++, call(service.url, paths[i % paths.length]!)));
-      const refused = r.statuses.filter((s) => s !== 200);
-      assert.equal(r.statuses.length, 2_000);
-      assert.deepEqual(refused, [], `${refused.length} calls were not 200`);
+      const r = await runLoad({ url: service.url, token: TOKEN, concurrency: 50, requests: 2_000, next: (i) => ({ label: 'mixed', method: 'GET', path: paths[i % paths.length]! }) });
+      assert.equal(r.requests, 2_000);
+      assert.deepEqual(r.byStatus, { 200: 2_000 }, JSON.stringify(r.byCode));
       console.log(`queueing on ${factory.name}: one token, 2,000 mixed calls at c=50: all 200 (${summary(r)})`);
     });
 
@@ -93,17 +75,17 @@ export function queueingBehaviour(factory: EngineFactory): void {
       const floodMs = 6_000;
       const started = performance.now();
       const done = () => performance.now() - started > floodMs;
-      const flood = loops(8, done, (i) => call(service.url, slowCall(i)));
+      const flood = load(service.url, TOKEN, 8, done, slowCall);
       // Let the flood take every connection first: the other token arrives to a busy store.
       await new Promise((r) => setTimeout(r, 300));
-      const quick = await loops(4, done, () => call(service.url, '/api/endpoints/query/logs.all?project=alpha', { headers: { 'X-API-KEY': OTHER } }));
+      const quick = await load(service.url, OTHER, 4, done, () => '/api/endpoints/query/logs.all?project=alpha');
       const slow = await flood;
       console.log(`queueing on ${factory.name}: flooding token (c=8, slow statements): ${summary(slow)}; other token (logs.all, c=4): ${summary(quick)}`);
-      assert.deepEqual([...new Set(quick.statuses)], [200]);
-      assert.ok(slow.statuses.every((s) => s === 200), `the flood's answers: ${[...new Set(slow.statuses)].join(', ')}`);
+      assert.deepEqual(Object.keys(quick.byStatus), ['200']);
+      assert.deepEqual(Object.keys(slow.byStatus), ['200'], `the flood's answers: ${JSON.stringify(slow.byStatus)}`);
       // One session serves everything on the embedded engine: there the other token's calls wait for
       // the statement running when they arrive (printed above), which a pool with a reserve avoids.
-      if (factory.name === 'pg') assert.ok(percentile(quick.ms, 99) < 500, `the other token's p99: ${summary(quick)}`);
+      if (factory.name === 'pg') assert.ok(quick.p99Ms < 500, `the other token's p99: ${summary(quick)}`);
     });
 
     test('past MAX_QUEUED_PER_TOKEN, 429 with Retry-After; a queued caller that hangs up leaves the queue', async () => {

@@ -210,7 +210,8 @@ export function logflareBehaviour(factory: EngineFactory): void {
       assert.equal(known.res.status, 200, JSON.stringify(known.body));
       assert.deepEqual(known.body.result.map((r: Json) => [r.ingress_mb, r.egress_mb]), [[2, 3]]);
       const demo = await logs(traffic, { project: 'default', iso_timestamp_start: iso(24 * 3_600_000) });
-      assert.ok(demo.body.result.some((r: Json) => r.ingress_mb > 0) && demo.body.result.every((r: Json) => r.egress_mb > 0), JSON.stringify(demo.body.result.slice(0, 3)));
+      // Some hours (the current one, a quiet one) may hold only bodiless requests and 304s: some, not every.
+      assert.ok(demo.body.result.some((r: Json) => r.ingress_mb > 0) && demo.body.result.some((r: Json) => r.egress_mb > 0), JSON.stringify(demo.body.result.slice(0, 3)));
     });
 
     test('usage.api-counts: 1hr is minute buckets of the last hour, 7day day buckets; hourly/daily/minutely unchanged; other Studio params ignored', async () => {
@@ -284,6 +285,13 @@ export function logflareBehaviour(factory: EngineFactory): void {
         expect: [{ methods: [{ value: 'GET', count: 1 }, { value: 'POST', count: 1 }], slowest: [{ value: 'POST', sum: 31 }] }],
       },
       { name: 'window functions with BigQuery\'s frame syntax', sql: 'select id, sum(r.origin_time) over (order by timestamp rows between 1 preceding and current row) as running from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r order by timestamp', expect: [{ running: 12 }, { running: 43 }, { running: 34 }] },
+      { name: 'QUALIFY on a window function\'s alias: rows filtered after the window, ordered by the alias', sql: 'select event_message, row_number() over (order by r.origin_time desc) as rn from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r qualify rn <= 2 order by rn', expect: [{ event_message: 'POST /auth/v1/token', rn: 1 }, { event_message: 'GET /rest/v1/todos', rn: 2 }] },
+      { name: 'QUALIFY with SELECT *: the newest row, with the CTE\'s columns', sql: 'select * from edge_logs qualify row_number() over (order by timestamp desc) = 1', expect: [{ event_message: 'no request record', identifier: 'lf' }] },
+      {
+        name: 'STRUCT values and their fields in SELECT and WHERE (objects as Logflare shapes them)',
+        sql: 'select s.msg, s.inner.n, t.s from (select struct(event_message as msg, struct(r.origin_time as n) as inner) as s, timestamp from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r) as t where s.inner.n > 10 order by timestamp',
+        expect: [{ msg: 'GET /rest/v1/todos', n: 12, s: [{ msg: 'GET /rest/v1/todos', inner: [{ n: 12 }] }] }, { msg: 'POST /auth/v1/token', n: 31, s: [{ msg: 'POST /auth/v1/token', inner: [{ n: 31 }] }] }],
+      },
       { name: 'TIMESTAMP_SUB with INTERVAL, CURRENT_TIMESTAMP()', sql: 'select count(*) as n, from edge_logs where timestamp > timestamp_sub(current_timestamp(), interval 1 hour)', expect: [{ n: 3 }] },
     ];
     for (const c of MEANING) {

@@ -162,10 +162,31 @@ export const TRANSLATED: readonly (readonly [bigquery: string, postgresql: strin
   [`select level from (select m.level ${M}) as s`, "select level from (select metadata -> 'level' as level from edge_logs) as s"],
   [`select m.level ${M} union all select m.level from auth_logs cross join unnest(metadata) as m`, "select metadata -> 'level' as level from edge_logs union all select metadata -> 'level' as level from auth_logs"],
   [`select id ${M} where exists (select 1 from auth_logs a where a.id = edge_logs.id and m.level = 'x')`, "select id from edge_logs where exists (select 1 from auth_logs a where a.id = edge_logs.id and metadata ->> 'level' = 'x')"],
+  // QUALIFY: a filtering subquery; aliases in the condition mean their SELECT items; outputs keep their names
+  ['select id, row_number() over (partition by id order by timestamp desc) as rn from edge_logs qualify rn = 1',
+    'select bq_qualified.bq_q1 as id, bq_qualified.bq_q2 as rn from (select id as bq_q1, row_number() over (partition by id order by timestamp desc) as bq_q2, row_number() over (partition by id order by timestamp desc) = 1 as bq_keep from edge_logs) as bq_qualified where bq_qualified.bq_keep'],
+  ['select * from edge_logs qualify row_number() over (partition by id order by timestamp desc) = 1 order by timestamp desc limit 5',
+    'select (bq_qualified.bq_q1).* from (select edge_logs as bq_q1, row_number() over (partition by id order by timestamp desc) = 1 as bq_keep, timestamp as bq_s1 from edge_logs) as bq_qualified where bq_qualified.bq_keep order by bq_qualified.bq_s1 desc limit 5'],
+  [`select distinct r.path, count(*) ${R} group by path having count(*) > 1 or count(*) = 0 qualify rank() over (order by count(*) desc) <= 3 order by 2 desc`,
+    `select distinct bq_qualified.bq_q1 as path, bq_qualified.bq_q2 as count from (select metadata -> 'request' -> 'path' as bq_q1, count(*) as bq_q2, rank() over (order by count(*) desc) <= 3 as bq_keep from edge_logs where ${HAS_REQUEST} group by 1 having count(*) > 1 or count(*) = 0) as bq_qualified where bq_qualified.bq_keep order by 2 desc`],
+  ['select cast(case when true then 1 end as int64), coalesce(id, \'x\') from edge_logs e qualify lag(e.id) over (order by timestamp) is null',
+    "select bq_qualified.bq_q1 as int8, bq_qualified.bq_q2 as coalesce from (select case when true then 1 end::int8 as bq_q1, coalesce(id, 'x') as bq_q2, lag(e.id) over (order by timestamp) is null as bq_keep from edge_logs e) as bq_qualified where bq_qualified.bq_keep"],
+  // STRUCT: a JSON object; its fields are read like a record's
+  ['select struct(id, event_message as msg, struct(1 as a) as `inner`) as s from edge_logs',
+    "select jsonb_build_object('id', id, 'msg', event_message, 'inner', jsonb_build_object('a', 1)) as s from edge_logs"],
+  ['select t.s.msg, s.inner.a from (select struct(event_message as msg, struct(1 as a) as inner) as s from edge_logs) t where s.inner.a = 1',
+    "select t.s -> 'msg' as msg, s -> 'inner' -> 'a' as a from (select jsonb_build_object('msg', event_message, 'inner', jsonb_build_object('a', 1)) as s from edge_logs) t where (s -> 'inner' ->> 'a')::numeric = 1"],
 ];
 
 export const REFUSED_TRANSLATIONS: readonly (readonly [bigquery: string, message: RegExp])[] = [
   ['', /sql is empty/],
+  ['select struct(1) from edge_logs', /STRUCT fields need a name \(x AS name\) at character 15/],
+  ['select struct<a int64>(1) from edge_logs', /typed STRUCT<…>\(…\) is not supported; name the fields with AS at character 8/],
+  ['select struct(id as x, 2 as x) from edge_logs', /STRUCT field "x" is named twice/],
+  ['select struct(id as) from edge_logs', /STRUCT field needs a name after AS at character 18/],
+  ['select * from edge_logs a, auth_logs b qualify row_number() over () = 1', /QUALIFY with SELECT \* needs exactly one table in FROM/],
+  ['select distinct on (id) id from edge_logs qualify row_number() over () = 1', /DISTINCT ON with QUALIFY is not supported/],
+  ['select id from edge_logs qualify true qualify true', /QUALIFY appears twice at character 39/],
   ['   ', /sql is empty/],
   ["select 'unterminated from edge_logs", /unterminated string literal at character 8/],
   ['select `id from edge_logs', /unterminated quoted identifier at character 8/],

@@ -12,7 +12,11 @@
  *   there) → `bq_json_value(`, `bq_json_query(`, `bq_timestamp(`;
  * - `x[OFFSET(n)]`, `[SAFE_OFFSET(n)]`, `[ORDINAL(n)]`, `[SAFE_ORDINAL(n)]` → `x[bq_offset(n)]` (and
  *   so on: a marker call the tree rewrite turns into PostgreSQL's 1-based subscript), with a call's
- *   result parenthesised first (`f(a)[…]` → `(f(a))[…]`), as PostgreSQL's grammar needs.
+ *   result parenthesised first (`f(a)[…]` → `(f(a))[…]`), as PostgreSQL's grammar needs;
+ * - `STRUCT(x AS a, y)` → `bq_struct(a => x, y)`: a field's name moves before its value as a named
+ *   argument (functions.ts builds the JSON object);
+ * - `QUALIFY cond` → `HAVING bq_qualify(cond)` (`HAVING (h) AND bq_qualify(cond)` after a HAVING h),
+ *   a marker the tree rewrite (qualify.ts) takes out again and turns into a filtering subquery.
  * It keeps, for each character it writes, the caller's character it came from, so every error
  * names a position in what the caller sent.
  */
@@ -26,6 +30,13 @@ export interface PrePassed {
 
 /** Schema-like qualifier the pre-pass puts on SAFE_CAST's type; see translate.ts. */
 export const SAFE_CAST_MARK = 'bq_safe';
+
+/** The name the pre-pass gives STRUCT(…); see functions.ts. */
+export const STRUCT_MARK = 'bq_struct';
+/** The marker call the pre-pass wraps a QUALIFY condition in; see qualify.ts. */
+export const QUALIFY_MARK = 'bq_qualify';
+/** Words that end a QUALIFY condition at its own depth (or a `)` closing that depth, or `;`). */
+const AFTER_QUALIFY: ReadonlySet<string> = new Set(['order', 'limit', 'window', 'union', 'intersect', 'except', 'offset', 'fetch']);
 
 /** Array subscript → the marker call the pre-pass writes inside the brackets; see functions.ts. */
 export const SUBSCRIPT_MARKS: Readonly<Record<string, string>> = Object.freeze({
@@ -76,9 +87,20 @@ export function prePass(sql: string): PrePassed {
   const openStarts: number[] = [];
   let closedStart = -1;
   let lastWordStart = -1;
+  // QUALIFY bookkeeping, per paren depth: the output piece after the current SELECT's HAVING
+  // keyword, and whether a QUALIFY condition is open (its marker call still to be closed).
+  const havingAt = new Map<number, number>();
+  const qualifyOpen = new Set<number>();
+  // STRUCT bookkeeping: for each open STRUCT( (innermost last), its depth and where its current
+  // field starts in the output.
+  const structs: { depth: number; fieldAt: number }[] = [];
+  const closeQualify = (at: number): void => {
+    if (qualifyOpen.delete(depth)) emit(')', at);
+  };
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const next = tokens[i + 1];
+    if ((t.kind === 'word' && AFTER_QUALIFY.has(t.word)) || t.text === ')' || t.text === ';') closeQualify(t.start);
     // Whitespace or a comment between two tokens becomes one space; adjacent tokens stay adjacent
     // (`>=`), except before a string: PostgreSQL reads `E'…'` and `U&'…'` as escape syntax.
     if (i > 0 && (t.start > tokens[i - 1]!.end || t.kind === 'string')) emit(' ', t.start);
@@ -90,6 +112,7 @@ export function prePass(sql: string): PrePassed {
         // A name right before the paren (no space: `count(`, not `select (`) is the call's.
         openStarts.push((prev?.kind === 'word' || prev?.kind === 'quoted') && prev.end === t.start && lastWordStart >= 0 ? lastWordStart : out.length);
       } else if (t.text === ')') {
+        havingAt.delete(depth);
         if (safeDepths[safeDepths.length - 1] === depth) safeDepths.pop();
         depth--;
         closedStart = openStarts.pop() ?? -1;
@@ -107,6 +130,9 @@ export function prePass(sql: string): PrePassed {
       }
       if (t.text !== '.') lastWordStart = -1;
       emit(t.text, t.start);
+      const struct = structs[structs.length - 1];
+      if (struct?.depth === depth && (t.text === '(' || t.text === ',')) struct.fieldAt = out.length;
+      if (t.text === ')' && struct?.depth === depth + 1) structs.pop();
       continue;
     }
     // A name's start, carried over `.` to the first part of a dotted name (`net.host`).
@@ -118,6 +144,46 @@ export function prePass(sql: string): PrePassed {
     }
     if (t.kind !== 'word') {
       emit(t.text, t.start);
+      continue;
+    }
+    if (t.word === 'select') {
+      havingAt.delete(depth);
+      if (qualifyOpen.has(depth)) reject(`SELECT cannot follow QUALIFY's condition at character ${t.start + 1}`);
+    }
+    if (t.word === 'having' && tokens[i - 1]?.text !== '.') {
+      emit(t.text, t.start);
+      havingAt.set(depth, out.length);
+      continue;
+    }
+    if (t.word === 'qualify' && tokens[i - 1]?.text !== '.' && next !== undefined && next.text !== '.' && next.text !== ',' && next.text !== ')') {
+      if (qualifyOpen.has(depth)) reject(`QUALIFY appears twice at character ${t.start + 1}`);
+      const having = havingAt.get(depth);
+      if (having === undefined) {
+        emit(`HAVING ${QUALIFY_MARK}(`, t.start);
+      } else {
+        out.splice(having, 0, ' (');
+        from.splice(having, 0, from[having] ?? t.start);
+        emit(`) AND ${QUALIFY_MARK}(`, t.start);
+      }
+      qualifyOpen.add(depth);
+      continue;
+    }
+    if (t.word === 'struct' && tokens[i - 1]?.text !== '.') {
+      if (next?.text === '<') reject(`typed STRUCT<…>(…) is not supported; name the fields with AS at character ${t.start + 1}`);
+      if (next?.text === '(') {
+        emit(STRUCT_MARK, t.start);
+        structs.push({ depth: depth + 1, fieldAt: -1 });
+        continue;
+      }
+    }
+    const struct = structs[structs.length - 1];
+    if (t.word === 'as' && struct?.depth === depth && struct.fieldAt >= 0) {
+      const name = tokens[i + 1];
+      if (name === undefined || (name.kind !== 'word' && name.kind !== 'quoted')) reject(`STRUCT field needs a name after AS at character ${t.start + 1}`);
+      const quoted = name.kind === 'quoted' ? name.text : `"${name.text.replaceAll('"', '""')}"`;
+      out.splice(struct.fieldAt, 0, ` ${quoted} =>`);
+      from.splice(struct.fieldAt, 0, name.start);
+      i++;
       continue;
     }
     if (t.word === 'safe_cast' && next?.text === '(') {
@@ -161,6 +227,7 @@ export function prePass(sql: string): PrePassed {
     }
     emit(t.text, t.start);
   }
+  closeQualify(sql.length);
   const origin: number[] = [];
   out.forEach((piece, k) => {
     for (let c = 0; c < piece.length; c++) origin.push(from[k]!);

@@ -268,6 +268,19 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       if (raw.length === 1) fc['args'] = [...(fc['args'] as Node[]), text(',')];
       return out;
     }
+    case 'bq_struct': {
+      // STRUCT(x AS a, col) → a JSON object; `s.a` then reads it like a record field (record-scope.ts).
+      const fields = new Map<string, Node>();
+      for (const a of raw) {
+        const named = wrapped(a, 'NamedArgExpr');
+        const value = (named ? named['arg'] : a) as Node;
+        const fieldName = typeof named?.['name'] === 'string' ? named['name'] : columnFields(value)?.at(-1);
+        if (fieldName === undefined) r.fail('STRUCT fields need a name (x AS name)', a);
+        if (fields.has(fieldName)) r.fail(`STRUCT field "${fieldName}" is named twice`, a);
+        fields.set(fieldName, r.arg(value, 'json'));
+      }
+      return call('jsonb_build_object', [...fields].flatMap(([k, v]) => [text(k), v]));
+    }
     case 'to_json_string':
       // JSON text of the value; objects and arrays of jsonb as PostgreSQL prints them (`{"a": 1}`).
       arity(1);

@@ -44,8 +44,9 @@ export class Scope {
     const record = this.unnest(first!);
     if (record) return { base: record.base, path: [...record.path, ...rest] };
     if (this.relation(first!) && fields.length >= 3) return { base: column(first!, fields[1]!), path: fields.slice(2) };
-    // metadata.level over the column itself, without an UNNEST.
-    if (first === 'metadata' && rest.length > 0 && !this.relation(first)) return { base: column(first), path: rest };
+    // metadata.level over the column itself, without an UNNEST; s.a over a STRUCT column s (a name
+    // whose first part is no relation means nothing else to PostgreSQL).
+    if (rest.length > 0 && !this.relation(first!)) return { base: column(first!), path: rest };
     return undefined;
   }
 

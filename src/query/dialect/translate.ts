@@ -17,6 +17,7 @@ import { nodeType, reject, wrapped, type Json, type SqlParser } from '../sandbox
 import { prePass, type PrePassed } from './bigquery-lexer.ts';
 import { rewriteCall, rewriteCast, type Rewriter } from './functions.ts';
 import { rewriteSubscript } from './array-subscripts.ts';
+import { fillAliases, markAliases, takeQualify, wrapQualified } from './qualify.ts';
 import { readPath, Scope, type Binding, type Ctx } from './record-scope.ts';
 import { and, call, coalesce, column, columnFields, constKind, locationOf, names, op, text, cast, int, type Node } from './nodes.ts';
 
@@ -106,6 +107,7 @@ class Translator {
     if (from.length > 0) body['fromClause'] = kept;
     if (from.length > 0 && kept.length === 0) this.fail('FROM must name a table before UNNEST', from[0]);
 
+    const qualify = takeQualify(body);
     const targets = (body['targetList'] as Node[] | undefined) ?? [];
     const outputs = targets.map((t) => this.target(t, scope));
     if (body['whereClause'] !== undefined || present.length > 0) {
@@ -125,6 +127,12 @@ class Translator {
     if (sort) for (const s of sort) this.sortBy(s, scope, outputs);
     for (const key of ['distinctClause', 'windowClause', 'limitCount', 'limitOffset']) {
       if (body[key] !== undefined) body[key] = this.expr(body[key] as Node, 'json', scope);
+    }
+    if (qualify !== undefined) {
+      // Aliases in the condition mean the (translated) SELECT items they name: BigQuery's rule.
+      markAliases(qualify, outputs);
+      const items = targets.map((t) => wrapped(t, 'ResTarget')?.['val'] as Node);
+      wrapQualified(body, fillAliases(this.expr(qualify, 'bool', scope), items), (what, at) => this.fail(what, at));
     }
   }
 

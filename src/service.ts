@@ -61,7 +61,7 @@ export interface ServiceOptions {
 export async function startService(opts: ServiceOptions): Promise<Service> {
   const { config, logger } = opts;
   const parser = await loadSqlParser();
-  const registry = loadRegistry(config.queriesDir, parser, config.compat);
+  const registry = loadRegistry(config.queriesDir, parser, config.compat, opts.engine.dialect, config.logSchema);
   // Before anything starts: a scope naming no stored query stops start-up here.
   const auth = createAuthenticator(opts.grants, config.metricsToken, registry, config.ingestTokens);
   const metrics = new Metrics();

@@ -4,6 +4,7 @@
 -- filtered CTE, which is what sandboxed caller SQL reads.
 -- `identifier` is the row's project reference, the column Logflare's platform adds to every source
 -- (Studio and the Supabase MCP server select and filter on it).
+-- Rows of equal timestamps come in id order, newest-first like the rest (the same on every engine).
 -- Absent or empty time bounds are bound as NULL; unnamed statements are planned with their
 -- parameter values, so the IS NULL branches fold away and the (project, timestamp desc) index is used.
 with
@@ -14,7 +15,7 @@ edge_logs as (
   where t.project = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
     and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
-  order by t.timestamp desc
+  order by t.timestamp desc, t.id desc
 ),
 -- database logs
 postgres_logs as (
@@ -23,7 +24,7 @@ postgres_logs as (
   where t.project = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
     and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
-  order by t.timestamp desc
+  order by t.timestamp desc, t.id desc
 ),
 -- function edge logs
 function_edge_logs as (
@@ -32,7 +33,7 @@ function_edge_logs as (
   where t.metadata->>'project_ref' = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
     and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
-  order by t.timestamp desc
+  order by t.timestamp desc, t.id desc
 ),
 -- function logs
 function_logs as (
@@ -41,7 +42,7 @@ function_logs as (
   where t.metadata->>'project_ref' = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
     and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
-  order by t.timestamp desc
+  order by t.timestamp desc, t.id desc
 ),
 -- auth logs
 auth_logs as (
@@ -50,7 +51,7 @@ auth_logs as (
   where t.project = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
     and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
-  order by t.timestamp desc
+  order by t.timestamp desc, t.id desc
 ),
 -- realtime logs
 realtime_logs as (
@@ -59,7 +60,7 @@ realtime_logs as (
   where t.metadata->>'project' = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
     and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
-  order by t.timestamp desc
+  order by t.timestamp desc, t.id desc
 ),
 -- storage logs
 storage_logs as (
@@ -68,7 +69,7 @@ storage_logs as (
   where t.metadata->>'project' = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
     and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
-  order by t.timestamp desc
+  order by t.timestamp desc, t.id desc
 ),
 -- REST API logs
 postgrest_logs as (
@@ -77,7 +78,7 @@ postgrest_logs as (
   where t.project = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
     and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
-  order by t.timestamp desc
+  order by t.timestamp desc, t.id desc
 ),
 -- connection-pooler logs
 pgbouncer_logs as (
@@ -86,7 +87,7 @@ pgbouncer_logs as (
   where t.project = @project
     and (@iso_timestamp_start::timestamptz is null or t.timestamp > @iso_timestamp_start::timestamptz)
     and (@iso_timestamp_end::timestamptz is null or t.timestamp <= @iso_timestamp_end::timestamptz)
-  order by t.timestamp desc
+  order by t.timestamp desc, t.id desc
 )
 -- The edge_logs CTE is already newest first (docs/stored-queries.md) and the final selection takes its first
 -- 100 rows (2.5.4). No second ORDER BY here: with one, PostgreSQL plans the CTE for full retrieval

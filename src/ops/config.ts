@@ -9,6 +9,11 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | null;
+  /**
+   * ClickHouse to read from instead of PostgreSQL (store/clickhouse/): an http(s):// server URL, or
+   * `embedded` for ClickHouse in-process through chdb; null: PostgreSQL or the embedded PGlite.
+   */
+  clickhouseUrl: string | null;
   logSchema: string;
   /** Accepted tokens with their scopes; empty when none is configured (embedded mode then generates one). */
   accessTokens: readonly TokenGrant[];
@@ -92,6 +97,7 @@ export const SETTINGS = Object.freeze({
   PORT: { default: '4000', range: [0, 65535], help: 'listen port (0 = any free port)' },
   HOST: { default: '127.0.0.1', help: 'listen address' },
   DATABASE_URL: { default: '–', help: 'PostgreSQL to read from; without it the embedded store is used' },
+  CLICKHOUSE_URL: { default: '–', help: 'ClickHouse to read from instead of PostgreSQL: `http(s)://user:password@host:8123` (database `LOG_SCHEMA`), or `embedded` for ClickHouse in-process through the optional package `chdb` ([ClickHouse](#clickhouse)); not with `DATABASE_URL`' },
   LOG_SCHEMA: { default: 'logs', help: 'schema holding the log tables (lowercase identifier)' },
   ACCESS_TOKENS: { default: '–', help: 'comma-separated tokens (at least 16 characters each, or `sha256:<hex>`); each may call every stored query' },
   ACCESS_TOKENS_FILE: { default: '–', help: 'file of tokens, optionally hashed and scoped to stored queries ([format](#access-tokens-and-scopes))' },
@@ -159,6 +165,11 @@ export function readConfig(env: Env = process.env): Config {
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
+  const clickhouseUrl = str('CLICKHOUSE_URL') ?? null;
+  if (clickhouseUrl !== null && clickhouseUrl !== 'embedded' && !/^https?:\/\/[^/]/.test(clickhouseUrl)) {
+    throw new ConfigError(`CLICKHOUSE_URL must be an http:// or https:// URL or "embedded", got "${clickhouseUrl}"`);
+  }
+  if (clickhouseUrl !== null && databaseUrl !== null) throw new ConfigError('DATABASE_URL and CLICKHOUSE_URL are both set: the service reads one store; unset one');
   const logSchema = str('LOG_SCHEMA') ?? SETTINGS.LOG_SCHEMA.default;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(logSchema)) {
     throw new ConfigError(`LOG_SCHEMA must be a lowercase identifier ([a-z_][a-z0-9_]*), got "${logSchema}"`);
@@ -189,6 +200,12 @@ export function readConfig(env: Env = process.env): Config {
   if (databaseUrl !== null && ingestDatabaseUrl === null && (ingestTokens.length > 0 || retentionDays !== null)) {
     throw new ConfigError(`INGEST_DATABASE_URL must be set with DATABASE_URL when ${ingestTokens.length > 0 ? 'INGEST_TOKENS' : 'RETENTION_DAYS'} is set: writes go through a role of their own (README, "Ingest logs from Vector")`);
   }
+  if (clickhouseUrl !== null && (ingestTokens.length > 0 || retentionDays !== null)) {
+    throw new ConfigError(`${ingestTokens.length > 0 ? 'INGEST_TOKENS' : 'RETENTION_DAYS'} is not available with CLICKHOUSE_URL yet: ingest and retention write to PostgreSQL only (ClickHouse drops old rows by its tables' TTL)`);
+  }
+  if (clickhouseUrl !== null && clickhouseUrl !== 'embedded' && accessTokens.length === 0) {
+    throw new ConfigError('ACCESS_TOKENS or ACCESS_TOKENS_FILE must be set when CLICKHOUSE_URL names a server');
+  }
   if (databaseUrl !== null && accessTokens.length === 0) {
     throw new ConfigError('ACCESS_TOKENS or ACCESS_TOKENS_FILE must be set when DATABASE_URL is set');
   }
@@ -210,6 +227,7 @@ export function readConfig(env: Env = process.env): Config {
     port: int('PORT'),
     host: str('HOST') ?? SETTINGS.HOST.default,
     databaseUrl,
+    clickhouseUrl,
     logSchema,
     accessTokens,
     metricsToken,

@@ -11,6 +11,8 @@ import { bindSql } from './sql-bind.ts';
 import { composeSandboxed } from './sandbox/compose.ts';
 import { quoteIdent } from '../store/schema.ts';
 import { randomUUID } from 'node:crypto';
+import type { StoreDialect } from '../store/engine.ts';
+import { STORE_BINDINGS, type StoreBinding } from './store-binding.ts';
 
 /** A stored query as loaded, validated and compiled at start-up. Frozen. */
 export interface StoredQuery {
@@ -40,17 +42,21 @@ export interface StoredQuery {
   readonly regexParam: string | undefined;
   /** Result columns and their types, for the listing and OpenAPI. */
   readonly columns: Readonly<Record<string, ColumnType>>;
-  /** The stored statement with `@name` turned into `$n`. */
+  /** The stored statement in the store's dialect with `@name` turned into `$n` (or `{pN:Type}`). */
   readonly boundSql: string;
   /** `bindOrder[i]` is the parameter bound to `$(i+1)`. */
   readonly bindOrder: readonly string[];
+  /** The positional values of a call's validated parameters, spelt as the store reads them. */
+  readonly bindValues: (values: Readonly<Record<string, string | null>>) => (string | null)[];
+  /** Declared object and array columns: JSON text the engine splices as JSON. */
+  readonly jsonColumns: ReadonlySet<string>;
   /** boundSql held to max rows: what the request path runs without caller SQL. */
   readonly limitedSql: string;
   /**
    * Statements that touch everything the stored query may read, planned and never run for rows
    * (store-check.ts): the stored statement, and with sandboxing every CTE a caller may name.
    */
-  readonly probes: readonly { readonly sql: string; readonly params: readonly string[] }[];
+  readonly probes: readonly { readonly sql: string; readonly params: readonly (string | null)[] }[];
   /** Settings file the definition came from (for start-up messages). */
   readonly file: string;
 }
@@ -70,10 +76,13 @@ export class DefinitionError extends Error {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)*$/;
 
-/** Load every `<name>.json` + `<name>.sql` pair in `dir`, validate and compile them. */
-export function loadRegistry(dir: string, parser: SqlParser, compat: Compat | null = null): Registry {
+/**
+ * Load every `<name>.json` in `dir` with its statement in the store's dialect (`<name>.sql`, or
+ * `<name>.clickhouse.sql`), validate and compile them.
+ */
+export function loadRegistry(dir: string, parser: SqlParser, compat: Compat | null = null, dialect: StoreDialect = 'postgresql', schema = 'logs'): Registry {
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-  const all = files.map((f) => loadOne(join(dir, f), parser, compat));
+  const all = files.map((f) => loadOne(join(dir, f), parser, compat, STORE_BINDINGS[dialect], schema));
   if (all.length === 0) throw new DefinitionError(`${dir}: no stored queries (*.json with a matching *.sql) found`);
   const byId = new Map<string, StoredQuery>();
   const byName = new Map<string, StoredQuery>();
@@ -89,7 +98,7 @@ export function loadRegistry(dir: string, parser: SqlParser, compat: Compat | nu
   });
 }
 
-function loadOne(file: string, parser: SqlParser, compat: Compat | null): StoredQuery {
+function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding: StoreBinding, schema: string): StoredQuery {
   const fail = (problem: string): never => {
     throw new DefinitionError(`${file}: ${problem}`);
   };
@@ -131,35 +140,51 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null): Stored
     if (!COLUMN_TYPES.includes(type as ColumnType)) fail(`"columns": "${column}" must be one of ${COLUMN_TYPES.join(', ')}, got ${JSON.stringify(type)}`);
   }
 
-  const sqlFile = file.replace(/\.json$/, '.sql');
-  let text: string;
-  try {
-    text = readFileSync(sqlFile, 'utf8');
-  } catch {
-    return fail(`missing its statement ${basename(sqlFile)}`);
-  }
+  const read = (suffix: string): { name: string; text: string } | undefined => {
+    const path = file.replace(/\.json$/, suffix);
+    try {
+      return { name: basename(path), text: readFileSync(path, 'utf8').trim().replace(/;\s*$/, '') };
+    } catch {
+      return undefined;
+    }
+  };
+  const statement = read(binding.suffix) ?? fail(`missing its statement ${basename(file, '.json')}${binding.suffix}${binding.suffix === '.sql' ? '' : ' (the stored query has no statement for this engine)'}`);
+  // ClickHouse reads a backslash in a string literal as an escape, PostgreSQL does not: the binder
+  // scans with PostgreSQL's rules, so a ClickHouse statement may not use one.
+  if (binding.suffix !== '.sql' && statement.text.includes('\\')) fail(`${statement.name}: a backslash is not allowed in a ClickHouse statement (ClickHouse and PostgreSQL read it differently)`);
   let bound: { sql: string; names: readonly string[] };
   try {
-    bound = bindSql(text.trim().replace(/;\s*$/, ''));
+    bound = bindSql(binding.prepare(statement.text, schema), (num, name) => (params[name] === undefined ? `@${name}` : binding.placeholder(num, params[name]!)));
   } catch (err) {
-    return fail(`${basename(sqlFile)}: ${(err as Error).message}`);
+    return fail(`${statement.name}: ${(err as Error).message}`);
   }
+  // The PostgreSQL statement is what a caller's sql is composed with and what the other dialects
+  // must agree with (the same parameters).
   let sandbox: SandboxTemplate | null = null;
-  if (def.sandboxing === true) {
+  if (binding.suffix !== '.sql') {
+    const pgText = read('.sql');
+    if (pgText !== undefined) {
+      const pgNames = [...bindSql(pgText.text).names].sort().join(', ');
+      if (pgNames !== [...bound.names].sort().join(', ')) fail(`${statement.name} uses parameters ${[...bound.names].sort().join(', ')} but ${pgText.name} uses ${pgNames}`);
+    }
+  } else if (def.sandboxing === true) {
     try {
       sandbox = prepareSandbox(parser, bound.sql);
     } catch (err) {
-      fail(`sandboxing is enabled but ${basename(sqlFile)} cannot be sandboxed: ${(err as Error).message}`);
+      fail(`sandboxing is enabled but ${statement.name} cannot be sandboxed: ${(err as Error).message}`);
     }
   }
+  const sqlFileName = statement.name;
   const declared = Object.keys(params);
   const undeclared = bound.names.filter((n) => !(n in params));
-  if (undeclared.length > 0) fail(`${basename(sqlFile)} uses undeclared parameter(s) ${undeclared.map((n) => '@' + n).join(', ')}`);
+  if (undeclared.length > 0) fail(`${sqlFileName} uses undeclared parameter(s) ${undeclared.map((n) => '@' + n).join(', ')}`);
   const unused = declared.filter((n) => !bound.names.includes(n));
-  if (unused.length > 0) fail(`declares parameter(s) never used in ${basename(sqlFile)}: ${unused.join(', ')}`);
+  if (unused.length > 0) fail(`declares parameter(s) never used in ${sqlFileName}: ${unused.join(', ')}`);
 
   const limit = rowLimit(maxRows as number);
-  const samples = bound.names.map((n) => sampleValue(params[n]!));
+  const specs = bound.names.map((n) => params[n]!);
+  const bindValues = (values: Readonly<Record<string, string | null>>): (string | null)[] => bound.names.map((n, i) => binding.value(specs[i]!, values[n] ?? null));
+  const samples = bindValues(Object.fromEntries(bound.names.map((n) => [n, sampleValue(params[n]!)])));
   const probes = [{ sql: probeOf(bound.sql), params: samples }];
   if (sandbox !== null) {
     const everyCte = sandbox.cteNames.map((c) => `select 1 from ${quoteIdent(c)}`).join(' union all ');
@@ -185,6 +210,8 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null): Stored
     columns: Object.freeze({ ...(columns as Record<string, ColumnType>) }),
     boundSql: bound.sql,
     bindOrder: Object.freeze([...bound.names]),
+    bindValues,
+    jsonColumns: new Set(Object.entries(columns as Record<string, ColumnType>).filter(([, t]) => t === 'object' || t === 'array').map(([c]) => c)),
     limitedSql: limit.wrap(bound.sql),
     probes: Object.freeze(probes.map((p) => Object.freeze({ sql: p.sql, params: Object.freeze(p.params) }))),
     file,

@@ -63,9 +63,11 @@ export interface BoundStatement {
 
 /** Validate and bind; throws the 400s of bad parameters and refused caller SQL. */
 export function bindStatement(q: StoredQuery, raw: RawParams, callerSql: string | null, dialect: Dialect): BoundStatement {
-  if (callerSql !== null && q.sandbox === null) throw new HttpError('sandbox_disabled');
+  if (callerSql !== null && q.sandbox === null) {
+    throw q.sandboxing ? new HttpError('invalid_sql', 'sql over the stored CTEs is not available on the ClickHouse engine yet; call without sql') : new HttpError('sandbox_disabled');
+  }
   const values = validateParams(q.params, raw, q.unknownParams, q.requestKeys);
-  const params = q.bindOrder.map((name) => values[name] ?? null);
+  const params = q.bindValues(values);
   if (callerSql === null || q.sandbox === null) return { sql: q.limitedSql, params, values, translateMs: undefined };
   const composed = dialect.compose(q.sandbox, callerSql);
   return { sql: q.rowLimit.wrap(composed.sql), params, values, translateMs: composed.translateMs };
@@ -162,7 +164,7 @@ async function loadResult(engine: Engine, store: StoreCheck, s: Statement, signa
   const started = performance.now();
   let rows;
   try {
-    rows = await engine.query(s.sql, s.params, { stored: !s.callerSql, ...(signal ? { signal } : {}), ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }) });
+    rows = await engine.query(s.sql, s.params, { stored: !s.callerSql, ...(s.callerSql ? {} : { jsonColumns: s.q.jsonColumns }), ...(signal ? { signal } : {}), ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }) });
   } catch (err) {
     throw (await store.callError(s.q, err, s.callerSql)) ?? mapDbError(err, { callerSql: s.callerSql, regexParam: s.q.regexParam, params: s.values });
   }

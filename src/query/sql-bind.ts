@@ -195,8 +195,11 @@ function digitsAt(text: string, i: number): string {
   return text.slice(i, end);
 }
 
-/** Replace each `@name` in plain code with `$n`, one number per distinct name in order of first use. */
-export function bindSql(text: string): BoundSql {
+/**
+ * Replace each `@name` in plain code with a placeholder, one number per distinct name in order of
+ * first use: `$n` for PostgreSQL, or what `placeholder` writes (ClickHouse's `{pN:Type}`).
+ */
+export function bindSql(text: string, placeholder: (num: number, name: string) => string = (num) => '$' + num): BoundSql {
   const numbers = new Map<string, number>();
   const names: string[] = [];
   const parts: string[] = [];
@@ -208,7 +211,7 @@ export function bindSql(text: string): BoundSql {
       num = names.length;
       numbers.set(name, num);
     }
-    parts.push(text.slice(last, start), '$' + num);
+    parts.push(text.slice(last, start), placeholder(num, name));
     last = end;
   });
   parts.push(text.slice(last));

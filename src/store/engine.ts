@@ -1,12 +1,19 @@
 /** One row as the engine returns it: column name → JS value (already encoded for JSON, see encode.ts). */
 export type Row = Record<string, unknown>;
 
-/** The small interface both engines (pg pool, embedded PGlite) implement. */
+/** The SQL a store reads: the stored queries have one file per dialect (registry.ts). */
+export type StoreDialect = 'postgresql' | 'clickhouse';
+
+/** The small interface every engine (pg pool, embedded PGlite, ClickHouse server or chdb) implements. */
 export interface Engine {
-  readonly name: 'pg' | 'pglite';
+  readonly name: 'pg' | 'pglite' | 'clickhouse' | 'chdb';
+  readonly dialect: StoreDialect;
   /** Statements it runs at once (its pool's connections; 1 for one session): the queue in front of it fills these. */
   readonly concurrency: number;
-  /** Run one read-only statement with positional text parameters ($1…); values never enter SQL text. */
+  /**
+   * Run one read-only statement with positional text parameters (`$1`… in PostgreSQL, `{p1:Type}`…
+   * in ClickHouse); values never enter SQL text.
+   */
   query(sql: string, params: readonly (string | null)[], options?: QueryOptions): Promise<Row[]>;
   /** Resolve when the database answers a trivial query; reject otherwise. */
   ping(): Promise<void>;
@@ -40,6 +47,11 @@ export interface QueryOptions {
    * may keep it prepared on each connection instead of parsing it on every call.
    */
   stored?: boolean;
+  /**
+   * Result columns holding JSON text to splice as JSON (the stored query's declared object and
+   * array columns): PostgreSQL says so by the column's type (jsonb), ClickHouse cannot.
+   */
+  jsonColumns?: ReadonlySet<string>;
 }
 
 /** A privileged handle for schema, seeding and test fixtures: never used on the request path. */

@@ -14,6 +14,7 @@ export function meterEngine(inner: Engine, observe: (outcome: QueryOutcome, dura
   let inFlight = 0;
   return {
     name: inner.name,
+    dialect: inner.dialect,
     concurrency: inner.concurrency,
     async query(sql, params, options = {}) {
       const started = performance.now();

@@ -13,9 +13,16 @@ export interface OpenedStore {
 
 /**
  * The engine the configuration names: a `pg` pool on DATABASE_URL (and a writer's pool on
- * INGEST_DATABASE_URL when set), else the embedded store (whose one session also writes).
+ * INGEST_DATABASE_URL when set), ClickHouse on CLICKHOUSE_URL (no writer yet), else the embedded
+ * store (whose one session also writes).
  */
 export async function openEngine(config: Config, logger: Logger): Promise<OpenedStore> {
+  if (config.clickhouseUrl !== null) {
+    // Loaded only for ClickHouse: the client (and chdb, when embedded) cost the other engines nothing.
+    const { openClickHouse } = await import('./clickhouse/open-clickhouse.ts');
+    const { engine } = await openClickHouse(config, logger);
+    return { engine, writer: null };
+  }
   if (config.databaseUrl !== null) {
     const writer = config.ingestDatabaseUrl === null
       ? null

@@ -156,6 +156,7 @@ export function createPgEngine(opts: PgEngineOptions): Engine {
 
   return {
     name: 'pg',
+    dialect: 'postgresql',
     concurrency: opts.poolMax,
     query,
     // On a connection of its own, outside the pool: /ready reflects whether the database answers,

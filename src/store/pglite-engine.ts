@@ -257,6 +257,7 @@ export async function createPgliteEngine(opts: PgliteEngineOptions): Promise<{ e
 
   const engine: Engine = {
     name: 'pglite',
+    dialect: 'postgresql',
     // One session: one statement at a time.
     concurrency: 1,
     async query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {

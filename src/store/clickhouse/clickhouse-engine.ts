@@ -1,0 +1,110 @@
+/**
+ * The ClickHouse engine (docs/clickhouse.md): the Engine interface over one `@clickhouse/client`
+ * client, whether it talks HTTP to a server or runs ClickHouse in-process through chdb's connection
+ * (client.ts). Statements are the stored queries' ClickHouse files, their `{pN:Type}` placeholders
+ * bound from `params` as query parameters: values never enter SQL text.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { textParsers, type ResponseShape } from '../../query/logflare-shape.ts';
+import type { Engine, QueryOptions, Row } from '../engine.ts';
+import { resultTooLarge } from '../result-limit.ts';
+import { fromClickHouse } from './errors.ts';
+import { rowDecoders } from './row-decoder.ts';
+
+export interface ClickHouseEngineOptions {
+  /** Runs the service's statements. */
+  client: ClickHouseClient;
+  /** Stops them (KILL QUERY): on chdb a second connection, since the first is busy with the statement. */
+  admin: ClickHouseClient;
+  embedded: boolean;
+  statementTimeoutMs: number;
+  /** Statements at once: the server pool's size, 1 in-process (chdb runs one at a time). */
+  concurrency: number;
+  maxResultBytes: number;
+  responseShape?: ResponseShape;
+  /** Runs when the engine closes (the clients, the temporary data directory). */
+  onClose(): Promise<void>;
+}
+
+/**
+ * Settings every statement carries (docs/clickhouse.md, "What differs"): PostgreSQL's meaning where
+ * ClickHouse's default differs (NULL for an unmatched outer join and for an aggregate of no rows, a
+ * column's name over an alias's), and 64-bit integers quoted so they reach JSON exactly.
+ */
+const SESSION_SETTINGS = Object.freeze({
+  date_time_output_format: 'simple',
+  output_format_json_quote_64bit_integers: 1,
+  output_format_json_quote_decimals: 1,
+  join_use_nulls: 1,
+  aggregate_functions_null_for_empty: 1,
+  prefer_column_name_to_alias: 1,
+} as const);
+
+export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
+  const parsers = textParsers(o.responseShape ?? 'standard');
+  const noJson: ReadonlySet<string> = new Set();
+  let closed = false;
+
+  /** Stop a statement the caller no longer waits for; chdb has no query_id, so its tag comment is matched. */
+  const kill = (id: string): void => {
+    const where = o.embedded ? 'query LIKE {tag:String}' : 'query_id = {tag:String}';
+    o.admin.command({ query: `KILL QUERY WHERE ${where} ASYNC`, query_params: { tag: o.embedded ? `%${id}%` : id } }).catch(() => {});
+  };
+
+  async function query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
+    if (closed) throw new Error('embedded database is closed');
+    const id = randomUUID();
+    const timeoutMs = Math.min(options.timeoutMs ?? o.statementTimeoutMs, o.statementTimeoutMs);
+    const query_params: Record<string, string | null> = {};
+    params.forEach((v, i) => (query_params[`p${i + 1}`] = v));
+    const onAbort = () => kill(id);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (options.signal?.aborted) throw Object.assign(new Error('canceling statement due to user request'), { code: '57014' });
+      const result = await o.client.query({
+        // The tag is ours (a UUID), never caller text: what KILL QUERY finds the statement by on chdb.
+        query: `/* sqe:${id} */ ${sql}`,
+        query_id: id,
+        query_params,
+        format: 'JSON',
+        clickhouse_settings: {
+          ...SESSION_SETTINGS,
+          max_execution_time: timeoutMs / 1000,
+          max_result_bytes: String(o.maxResultBytes),
+          result_overflow_mode: 'throw',
+        },
+      });
+      const text = await result.text();
+      if (Buffer.byteLength(text) > o.maxResultBytes) throw resultTooLarge(o.maxResultBytes);
+      const body = JSON.parse(text) as { meta: { name: string; type: string }[]; data: Record<string, unknown>[] };
+      const decoders = rowDecoders(body.meta, options.jsonColumns ?? noJson, parsers);
+      const names = body.meta.map((m) => m.name);
+      return body.data.map((raw) => {
+        const row: Row = {};
+        for (let i = 0; i < names.length; i++) row[names[i]!] = decoders[i]!(raw[names[i]!]);
+        return row;
+      });
+    } catch (err) {
+      throw fromClickHouse(err);
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  return {
+    name: o.embedded ? 'chdb' : 'clickhouse',
+    dialect: 'clickhouse',
+    concurrency: o.concurrency,
+    query,
+    async ping() {
+      const r = await o.client.ping();
+      if (!r.success) throw fromClickHouse(r.error);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await o.onClose();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * ClickHouse's error codes (src/Common/ErrorCodes.cpp) → the SQLSTATE a PostgreSQL server would
+ * give for the same failure, so db-errors.ts stays the one table from a database error to an HTTP
+ * answer. An error without a ClickHouse code (a refused connection, a socket reset) passes through:
+ * db-errors.ts knows those already.
+ */
+const SQLSTATE: Readonly<Record<number, string>> = Object.freeze({
+  159: '57014', // TIMEOUT_EXCEEDED: max_execution_time
+  394: '57014', // QUERY_WAS_CANCELLED: KILL QUERY
+  241: '53200', // MEMORY_LIMIT_EXCEEDED
+  158: '54000', // TOO_MANY_ROWS
+  307: '54000', // TOO_MANY_BYTES
+  396: '54000', // TOO_MANY_ROWS_OR_BYTES (max_result_rows/bytes)
+  427: '2201B', // CANNOT_COMPILE_REGEXP: RE2 refused the pattern
+  6: '22P02', // CANNOT_PARSE_TEXT
+  27: '22P02', // CANNOT_PARSE_INPUT_ASSERTION_FAILED
+  41: '22007', // CANNOT_PARSE_DATETIME
+  69: '22003', // ARGUMENT_OUT_OF_BOUND
+  70: '22P02', // CANNOT_CONVERT_TYPE
+  72: '22P02', // CANNOT_PARSE_NUMBER
+  153: '22012', // ILLEGAL_DIVISION
+  62: '42601', // SYNTAX_ERROR
+  46: '42883', // UNKNOWN_FUNCTION
+  43: '42804', // ILLEGAL_TYPE_OF_ARGUMENT
+  53: '42804', // TYPE_MISMATCH
+  47: '42703', // UNKNOWN_IDENTIFIER
+  16: '42703', // NO_SUCH_COLUMN_IN_TABLE
+  60: '42P01', // UNKNOWN_TABLE
+  81: '3D000', // UNKNOWN_DATABASE
+  164: '25006', // READONLY
+  497: '42501', // ACCESS_DENIED
+  516: '28000', // AUTHENTICATION_FAILED
+  192: '28000', // UNKNOWN_USER
+  194: '28000', // REQUIRED_PASSWORD
+  209: '08006', // SOCKET_TIMEOUT
+  210: '08006', // NETWORK_ERROR
+  202: '53300', // TOO_MANY_SIMULTANEOUS_QUERIES
+});
+
+/** An error from ClickHouse as the engine rethrows it: `code` a SQLSTATE, the ClickHouse code kept. */
+export class ClickHouseDbError extends Error {
+  override name = 'ClickHouseDbError';
+  constructor(readonly code: string, readonly clickhouseCode: number, message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+/** The error to throw for what the client threw. */
+export function fromClickHouse(err: unknown): unknown {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const n = typeof e?.code === 'string' && /^\d+$/.test(e.code) ? Number(e.code) : undefined;
+  if (n === undefined) return err;
+  // The message without ClickHouse's stack-trace and version suffixes.
+  const message = String(e?.message ?? '').replace(/\s*\(version [^)]*\)\s*$/, '').trim();
+  return new ClickHouseDbError(SQLSTATE[n] ?? 'XX000', n, message, { cause: err });
+}

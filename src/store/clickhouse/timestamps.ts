@@ -1,0 +1,23 @@
+/**
+ * An ISO 8601 instant (params.ts's canonical form, or any `…Z`/`…±HH:MM` text) → the text
+ * ClickHouse reads for a DateTime64(6, 'UTC') parameter or column: `YYYY-MM-DD HH:MM:SS.ffffff` in
+ * UTC (it refuses `T` and `Z` there). Digits past the microsecond are rounded, as PostgreSQL does.
+ */
+const ISO = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:(Z)|([+-])(\d\d):?(\d\d))?$/i;
+
+export function clickhouseTimestamp(text: string): string {
+  const m = ISO.exec(text);
+  if (m === null) throw new Error(`not an ISO 8601 timestamp: ${text}`);
+  const [, y, mo, d, h, mi, s, frac = '', , sign, oh = '00', om = '00'] = m;
+  let micros = Number((frac + '000000').slice(0, 6));
+  if (frac.length > 6 && Number(frac[6]) >= 5) micros++;
+  const offsetMs = sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000;
+  let ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMs;
+  if (micros === 1_000_000) {
+    micros = 0;
+    ms += 1000;
+  }
+  const date = new Date(ms);
+  if (Number(y) < 100) date.setUTCFullYear(Number(y));
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')}.${String(micros).padStart(6, '0')}`;
+}

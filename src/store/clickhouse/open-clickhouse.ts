@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { ConfigError, responseShape, type Config } from '../../ops/config.ts';
+import type { ResponseShape } from '../../query/logflare-shape.ts';
 import type { Logger } from '../../ops/logger.ts';
 import { generateDemoLogs } from '../demo/demo-data.ts';
 import type { Engine } from '../engine.ts';
@@ -33,35 +34,57 @@ export async function openClickHouse(config: Config, logger: Logger): Promise<{ 
     });
     return { engine, admin: client };
   }
+  const temporary = config.dataDir === null;
+  const path = config.dataDir ?? mkdtempSync(join(tmpdir(), 'endpoints-chdb-'));
+  return openChdb({
+    path, removeOnClose: temporary, schema: config.logSchema, retentionDays: config.retentionDays, seedRows: config.seedRows,
+    statementTimeoutMs: config.statementTimeoutMs, maxResultBytes: config.maxResultBytes, responseShape: responseShape(config), logger,
+  });
+}
+
+export interface ChdbOptions {
+  /** The data directory (one per process: chdb binds the first it opens). */
+  path: string;
+  removeOnClose: boolean;
+  schema: string;
+  retentionDays: number | null;
+  /** Demo rows written when the store is empty (0: none). */
+  seedRows: number;
+  statementTimeoutMs: number;
+  maxResultBytes: number;
+  responseShape: ResponseShape;
+  logger?: Logger;
+}
+
+/** ClickHouse in-process: the schema applied, demo data on first start; `admin` writes (DDL, rows, KILL). */
+export async function openChdb(o: ChdbOptions): Promise<{ engine: Engine; admin: ClickHouseClient }> {
   let createChdbConnection: (o: { path: string }) => unknown;
   try {
     ({ createChdbConnection } = (await import('chdb/connection')) as { createChdbConnection: (o: { path: string }) => unknown });
   } catch (err) {
     throw new ConfigError(`CLICKHOUSE_URL=embedded runs ClickHouse in-process through the optional package chdb, which is not installed (${(err as Error).message.split('\n')[0]}): npm install chdb (about 545 MB), or point CLICKHOUSE_URL at a ClickHouse server`);
   }
-  const temporary = config.dataDir === null;
-  const path = config.dataDir ?? mkdtempSync(join(tmpdir(), 'endpoints-chdb-'));
   // Two connections on one data directory: statements on one, KILL QUERY and DDL on the other.
-  const open = () => createClient({ connection: createChdbConnection({ path }) } as never);
+  const open = () => createClient({ connection: createChdbConnection({ path: o.path }) } as never);
   const client = open();
   const admin = open();
-  await applyClickHouseSchema(admin, { db: config.logSchema, retentionDays: config.retentionDays, cluster: null });
-  const seeded = await admin.query({ query: `SELECT count() > 0 AS seeded FROM ${config.logSchema}.edge_logs`, format: 'JSON' });
+  await applyClickHouseSchema(admin, { db: o.schema, retentionDays: o.retentionDays, cluster: null });
+  const seeded = await admin.query({ query: `SELECT count() > 0 AS seeded FROM \`${o.schema}\`.edge_logs`, format: 'JSON' });
   const [first] = ((await seeded.json()) as { data: { seeded: number | boolean }[] }).data;
-  if (!first?.seeded && config.seedRows > 0) {
+  if (!first?.seeded && o.seedRows > 0) {
     const started = Date.now();
-    const logs = generateDemoLogs({ rows: config.seedRows });
+    const logs = generateDemoLogs({ rows: o.seedRows });
     let rows = 0;
-    for (const table of LOG_TABLES) rows += await insertRows(admin, config.logSchema, table, logs[table]);
-    logger.info('embedded ClickHouse seeded with demo logs', { rows, ms: Date.now() - started });
+    for (const table of LOG_TABLES) rows += await insertRows(admin, o.schema, table, logs[table]);
+    o.logger?.info('embedded ClickHouse seeded with demo logs', { rows, ms: Date.now() - started });
   }
   const engine = createClickHouseEngine({
-    client, admin, embedded: true, concurrency: 1, statementTimeoutMs: config.statementTimeoutMs,
-    maxResultBytes: config.maxResultBytes, responseShape: responseShape(config),
+    client, admin, embedded: true, concurrency: 1, statementTimeoutMs: o.statementTimeoutMs,
+    maxResultBytes: o.maxResultBytes, responseShape: o.responseShape,
     async onClose() {
       await client.close();
       await admin.close();
-      if (temporary) rmSync(path, { recursive: true, force: true });
+      if (o.removeOnClose) rmSync(o.path, { recursive: true, force: true });
     },
   });
   return { engine, admin };

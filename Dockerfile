@@ -13,7 +13,8 @@ RUN --mount=type=secret,id=ca \
     npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# chdb (the embedded ClickHouse, ~545 MB) stays out of the image: it serves PostgreSQL or a ClickHouse server.
+RUN npm run build && npm prune --omit=dev --omit=optional --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \

@@ -69,7 +69,7 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
       }
       const chStore: TestStore = { engine: ch.engine, admin: () => Promise.reject(new Error('ClickHouse fixtures go through insertRows')), teardown: () => ch.engine.close() };
       stores.push(pg, chStore);
-      const env = shape === 'logflare' ? { COMPAT: 'logflare' } : {};
+      const env: Record<string, string> = shape === 'logflare' ? { COMPAT: 'logflare' } : {};
       const pair = { pg: await startTestService(pg, env), ch: await startTestService(chStore, env) };
       services.push(pair.pg, pair.ch);
       pairs.set(shape, pair);

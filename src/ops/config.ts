@@ -97,7 +97,7 @@ export const SETTINGS = Object.freeze({
   PORT: { default: '4000', range: [0, 65535], help: 'listen port (0 = any free port)' },
   HOST: { default: '127.0.0.1', help: 'listen address' },
   DATABASE_URL: { default: '–', help: 'PostgreSQL to read from; without it the embedded store is used' },
-  CLICKHOUSE_URL: { default: '–', help: 'ClickHouse to read from instead of PostgreSQL: `http(s)://user:password@host:8123` (database `LOG_SCHEMA`), or `embedded` for ClickHouse in-process through the optional package `chdb` ([ClickHouse](#clickhouse)); not with `DATABASE_URL`' },
+  CLICKHOUSE_URL: { default: '–', help: 'ClickHouse to read from instead of PostgreSQL: `http(s)://user:password@host:8123` (database `LOG_SCHEMA`), or `embedded` for ClickHouse in-process through the optional package `chdb` ([docs/clickhouse.md](docs/clickhouse.md)); not with `DATABASE_URL`' },
   LOG_SCHEMA: { default: 'logs', help: 'schema holding the log tables (lowercase identifier)' },
   ACCESS_TOKENS: { default: '–', help: 'comma-separated tokens (at least 16 characters each, or `sha256:<hex>`); each may call every stored query' },
   ACCESS_TOKENS_FILE: { default: '–', help: 'file of tokens, optionally hashed and scoped to stored queries ([format](#access-tokens-and-scopes))' },
@@ -200,8 +200,8 @@ export function readConfig(env: Env = process.env): Config {
   if (databaseUrl !== null && ingestDatabaseUrl === null && (ingestTokens.length > 0 || retentionDays !== null)) {
     throw new ConfigError(`INGEST_DATABASE_URL must be set with DATABASE_URL when ${ingestTokens.length > 0 ? 'INGEST_TOKENS' : 'RETENTION_DAYS'} is set: writes go through a role of their own (README, "Ingest logs from Vector")`);
   }
-  if (clickhouseUrl !== null && (ingestTokens.length > 0 || retentionDays !== null)) {
-    throw new ConfigError(`${ingestTokens.length > 0 ? 'INGEST_TOKENS' : 'RETENTION_DAYS'} is not available with CLICKHOUSE_URL yet: ingest and retention write to PostgreSQL only (ClickHouse drops old rows by its tables' TTL)`);
+  if (clickhouseUrl !== null && ingestTokens.length > 0) {
+    throw new ConfigError('INGEST_TOKENS is not available with CLICKHOUSE_URL yet: ingest writes to PostgreSQL only');
   }
   if (clickhouseUrl !== null && clickhouseUrl !== 'embedded' && accessTokens.length === 0) {
     throw new ConfigError('ACCESS_TOKENS or ACCESS_TOKENS_FILE must be set when CLICKHOUSE_URL names a server');

@@ -69,6 +69,10 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ POOL_MAX_WAITING: '100001' }, /^POOL_MAX_WAITING/],
   [{ EMBEDDED_MEMORY_MB: '128' }, /^EMBEDDED_MEMORY_MB must be an integer between 160 and 2048/],
   [{ PREPARED_STATEMENTS: 'yes' }, /^PREPARED_STATEMENTS must be on or off/],
+  [{ CLICKHOUSE_URL: 'clickhouse://x' }, /^CLICKHOUSE_URL must be an http:\/\/ or https:\/\/ URL or "embedded"/],
+  [{ CLICKHOUSE_URL: 'embedded', DATABASE_URL: 'postgres://x/db', ACCESS_TOKENS: 'aaaaaaaaaaaaaaaa' }, /^DATABASE_URL and CLICKHOUSE_URL are both set/],
+  [{ CLICKHOUSE_URL: 'http://ch:8123' }, /ACCESS_TOKENS or ACCESS_TOKENS_FILE must be set when CLICKHOUSE_URL names a server/],
+  [{ CLICKHOUSE_URL: 'embedded', INGEST_TOKENS: 'iiiiiiiiiiiiiiii' }, /^INGEST_TOKENS is not available with CLICKHOUSE_URL yet/],
 ];
 for (const [env, message] of BAD) {
   test(`bad environment stops start-up naming the variable: ${JSON.stringify(env)}`, () => {

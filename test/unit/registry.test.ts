@@ -87,3 +87,29 @@ test('duplicate names across files are refused', () => {
   writeFileSync(join(dir, 'c.d.sql'), 'select @p');
   assert.throws(() => loadRegistry(dir, parser), /id 11111111-2222-3333-4444-555555555555 is also used/);
 });
+
+test('on ClickHouse: the shipped queries bind {pN:Type} from the declarations, {db} is LOG_SCHEMA, timestamps are sent in ClickHouse\'s form', () => {
+  const r = loadRegistry(QUERIES_DIR, parser, null, 'clickhouse', 'my_logs');
+  const logs = r.lookup('logs.all')!;
+  assert.match(logs.boundSql, /t\.project_key = \{p1:String\}/);
+  assert.match(logs.boundSql, /\{p2:Nullable\(DateTime64\(6, 'UTC'\)\)\}/);
+  assert.match(logs.boundSql, /from `my_logs`\.edge_logs t/);
+  assert.doesNotMatch(logs.boundSql, /@\w|\{db\}/);
+  assert.deepEqual(logs.bindValues({ project: 'p', iso_timestamp_start: '2026-11-22T12:15:30.1234567+02:00', iso_timestamp_end: null }), ['p', '2026-11-22 10:15:30.123457', null]);
+  assert.equal(logs.sandbox, null, 'caller sql is not composed on ClickHouse yet');
+  assert.deepEqual([...logs.jsonColumns], ['metadata']);
+});
+
+const CH_BAD: [name: string, files: Record<string, string>, message: RegExp][] = [
+  ['no statement for the engine', { 'a.b.sql': 'select @p' }, /missing its statement a\.b\.clickhouse\.sql \(the stored query has no statement for this engine\)/],
+  ['files disagree on parameters', { 'a.b.sql': 'select @p', 'a.b.clickhouse.sql': 'select 1' }, /a\.b\.clickhouse\.sql uses parameters {2}but a\.b\.sql uses p|declares parameter\(s\) never used in a\.b\.clickhouse\.sql/],
+  ['a backslash ClickHouse would read as an escape', { 'a.b.sql': 'select @p', 'a.b.clickhouse.sql': "select @p, 'a\\'" }, /a backslash is not allowed in a ClickHouse statement/],
+];
+for (const [name, files, message] of CH_BAD) {
+  test(`on ClickHouse, start-up refuses a stored query: ${name}`, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'registry-'));
+    writeFileSync(join(dir, 'a.b.json'), JSON.stringify(GOOD));
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+    assert.throws(() => loadRegistry(dir, parser, null, 'clickhouse'), (err: unknown) => err instanceof DefinitionError && message.test(err.message));
+  });
+}

@@ -13,8 +13,7 @@ RUN --mount=type=secret,id=ca \
     npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# chdb (the embedded ClickHouse, ~545 MB) stays out of the image: it serves PostgreSQL or a ClickHouse server.
-RUN npm run build && npm prune --omit=dev --omit=optional --no-audit --no-fund
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \

@@ -42,6 +42,9 @@ export async function openClickHouse(config: Config, logger: Logger): Promise<{ 
   });
 }
 
+/** chdb's connection for `@clickhouse/client`; a variable, so the type check does not need chdb installed. */
+const CHDB_CONNECTION: string = 'chdb/connection';
+
 export interface ChdbOptions {
   /** The data directory (one per process: chdb binds the first it opens). */
   path: string;
@@ -60,9 +63,9 @@ export interface ChdbOptions {
 export async function openChdb(o: ChdbOptions): Promise<{ engine: Engine; admin: ClickHouseClient }> {
   let createChdbConnection: (o: { path: string }) => unknown;
   try {
-    ({ createChdbConnection } = (await import('chdb/connection')) as { createChdbConnection: (o: { path: string }) => unknown });
+    ({ createChdbConnection } = (await import(CHDB_CONNECTION)) as { createChdbConnection: (o: { path: string }) => unknown });
   } catch (err) {
-    throw new ConfigError(`CLICKHOUSE_URL=embedded runs ClickHouse in-process through the optional package chdb, which is not installed (${(err as Error).message.split('\n')[0]}): npm install chdb (about 545 MB), or point CLICKHOUSE_URL at a ClickHouse server`);
+    throw new ConfigError(`CLICKHOUSE_URL=embedded runs ClickHouse in-process through the optional package chdb, which is not installed (${(err as Error).message.split('\n')[0]}): npm install --no-save chdb (about 545 MB), or point CLICKHOUSE_URL at a ClickHouse server`);
   }
   // Two connections on one data directory: statements on one, KILL QUERY and DDL on the other.
   const open = () => createClient({ connection: createChdbConnection({ path: o.path }) } as never);

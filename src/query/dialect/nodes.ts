@@ -79,3 +79,16 @@ export function locationOf(node: unknown): number | undefined {
   const loc = body?.['location'];
   return typeof loc === 'number' && loc >= 0 ? loc : undefined;
 }
+
+/**
+ * The tree with each node `pick` answers for replaced by a copy of that answer (nodes it leaves,
+ * undefined, are descended into). Mutates in place where nothing is replaced.
+ */
+export function replaceNodes(node: Node, pick: (n: Node) => Node | undefined): Node {
+  if (Array.isArray(node)) return (node as unknown as Node[]).map((n) => replaceNodes(n, pick)) as unknown as Node;
+  if (node === null || typeof node !== 'object') return node;
+  const replacement = pick(node);
+  if (replacement !== undefined) return structuredClone(replacement);
+  for (const [key, value] of Object.entries(node)) node[key] = replaceNodes(value as Node, pick);
+  return node;
+}

@@ -13,7 +13,7 @@
  */
 import { nodeType, wrapped, type Json } from '../sandbox/sql-parser.ts';
 import { QUALIFY_MARK } from './bigquery-lexer.ts';
-import { column, columnFields, names, type Node } from './nodes.ts';
+import { column, columnFields, names, replaceNodes, type Node } from './nodes.ts';
 
 const SUBQUERY = 'bq_qualified';
 const KEEP = 'bq_keep';
@@ -60,12 +60,10 @@ export function markAliases(cond: Node, outputs: readonly (string | undefined)[]
 
 /** The translated condition with each marked alias replaced by a copy of the SELECT item it names. */
 export function fillAliases(node: Node, items: readonly Node[]): Node {
-  if (Array.isArray(node)) return (node as unknown as Node[]).map((n) => fillAliases(n, items)) as unknown as Node;
-  if (node === null || typeof node !== 'object') return node;
-  const alias = wrapped(node, ALIAS);
-  if (alias) return structuredClone(items[alias['index'] as number]!);
-  for (const [key, value] of Object.entries(node)) node[key] = fillAliases(value as Node, items);
-  return node;
+  return replaceNodes(node, (n) => {
+    const alias = wrapped(n, ALIAS);
+    return alias === undefined ? undefined : items[alias['index'] as number];
+  });
 }
 
 /**
@@ -101,10 +99,10 @@ export function wrapQualified(body: Json, cond: Node, fail: (what: string, at: u
   });
   innerTargets.push(target(cond, KEEP));
   const sort = outer['sortClause'] as Node[] | undefined;
+  const outputs = outerTargets.map((o) => wrapped(o, 'ResTarget')!['name']);
   sort?.forEach((s, k) => {
     const by = wrapped(s, 'SortBy')!;
     const fields = columnFields(by['node']);
-    const outputs = outerTargets.map((o) => wrapped(o, 'ResTarget')!['name']);
     // An output's name or position means the same outside; any other expression is computed inside.
     if ((fields?.length === 1 && outputs.includes(fields[0])) || wrapped(by['node'], 'A_Const')) return;
     innerTargets.push(target(by['node'] as Node, `bq_s${k + 1}`));

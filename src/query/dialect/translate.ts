@@ -19,7 +19,7 @@ import { rewriteCall, rewriteCast, type Rewriter } from './functions.ts';
 import { rewriteSubscript } from './array-subscripts.ts';
 import { fillAliases, markAliases, takeQualify, wrapQualified } from './qualify.ts';
 import { readPath, Scope, type Binding, type Ctx } from './record-scope.ts';
-import { and, call, coalesce, column, columnFields, constKind, locationOf, names, op, text, cast, int, type Node } from './nodes.ts';
+import { and, call, coalesce, column, columnFields, constKind, locationOf, names, op, replaceNodes, text, cast, int, type Node } from './nodes.ts';
 
 /** Positions in the caller's text for parse-tree locations (UTF-8 bytes of the pre-passed text). */
 class Positions {
@@ -376,10 +376,8 @@ class Translator {
 
 /** A parsed template with each one-part column reference named in `holes` replaced by its node. */
 function fillHoles(node: Node, holes: Readonly<Record<string, Node>>): Node {
-  if (Array.isArray(node)) return (node as unknown as Node[]).map((n) => fillHoles(n, holes)) as unknown as Node;
-  if (node === null || typeof node !== 'object') return node;
-  const fields = columnFields(node);
-  if (fields?.length === 1 && holes[fields[0]!] !== undefined) return structuredClone(holes[fields[0]!]!);
-  for (const [key, value] of Object.entries(node)) node[key] = fillHoles(value as Node, holes);
-  return node;
+  return replaceNodes(node, (n) => {
+    const fields = columnFields(n);
+    return fields?.length === 1 ? holes[fields[0]!] : undefined;
+  });
 }

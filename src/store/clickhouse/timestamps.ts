@@ -12,12 +12,11 @@ export function clickhouseTimestamp(text: string): string {
   let micros = Number((frac + '000000').slice(0, 6));
   if (frac.length > 6 && Number(frac[6]) >= 5) micros++;
   const offsetMs = sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000;
-  let ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMs;
-  if (micros === 1_000_000) {
-    micros = 0;
-    ms += 1000;
-  }
-  const date = new Date(ms);
-  if (Number(y) < 100) date.setUTCFullYear(Number(y));
+  // setUTCFullYear, not Date.UTC: that reads years 0-99 as 1900-1999.
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  date.setUTCHours(Number(h), Number(mi), Number(s) + (micros === 1_000_000 ? 1 : 0));
+  if (micros === 1_000_000) micros = 0;
+  date.setTime(date.getTime() - offsetMs);
   return `${date.toISOString().slice(0, 19).replace('T', ' ')}.${String(micros).padStart(6, '0')}`;
 }

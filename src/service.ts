@@ -90,9 +90,10 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const store = new StoreCheck(opts.engine, registry.all, config.logSchema, opts.clock);
   const clock = opts.clock ?? SYSTEM_CLOCK;
   const writer = config.ingestTokens.length > 0 ? queuedLogWriter : null;
-  const statements = tableStatements(config.logSchema);
+  const statements = tableStatements(config.logSchema, opts.engine.dialect);
   const ingest = createIngest({ auth, writer, statements, maxBodyBytes: config.ingestMaxBodyBytes, metrics, logger, clock });
-  const retention = config.retentionDays !== null && queuedLogWriter ? startRetention({ writer: queuedLogWriter, statements, days: config.retentionDays, clock, logger }) : null;
+  // On ClickHouse the tables' TTL drops old rows (clickhouse/schema.ts): no deletes.
+  const retention = config.retentionDays !== null && queuedLogWriter && opts.engine.dialect === 'postgresql' ? startRetention({ writer: queuedLogWriter, statements, days: config.retentionDays, clock, logger }) : null;
   const { server, url, port } = await listen({ config, engine, registry, auth, cache, logger, metrics, drain, openapi, queue, writerQueue, callerStatementTimeoutMs, dialect, store, ingest });
   // Checked once at start-up, in the background (a database still starting must not hold up
   // listening): what is missing is logged with its fix; /ready and the calls report it too.

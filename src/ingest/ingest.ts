@@ -7,6 +7,7 @@
  * back; bad data is a deterministic 4xx, never a 5xx that would repeat forever. An event the
  * database refuses is found by writing the batch's events one by one, so it alone is rejected.
  */
+import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { HttpError } from '../errors.ts';
 import { TurnAbandoned } from '../queue/fair-queue.ts';
@@ -47,7 +48,9 @@ export interface IngestOutcome {
  * rejects with the 503 to answer when the database cannot take the write now.
  */
 export async function ingestEvents(deps: IngestDeps, table: LogTable, events: readonly unknown[], owner: object, signal?: AbortSignal): Promise<IngestOutcome> {
-  const turn = signal ? { owner, signal } : { owner };
+  // The same events sent again (a sender's retry) carry the same key, whatever ids ingest makes up.
+  const batchKey = createHash('sha256').update(table).update('\n').update(JSON.stringify(events)).digest('hex');
+  const turn = { owner, batchKey, ...(signal ? { signal } : {}) };
   const now = deps.clock.now() * 1000;
   const rows: EventRow[] = [];
   const reasons: string[] = [];
@@ -67,9 +70,9 @@ export async function ingestEvents(deps: IngestDeps, table: LogTable, events: re
     } catch (err) {
       if (!isDataError(err)) throw writeError(err);
       // Somewhere in the batch is a row the database refuses: write them one by one to keep the rest.
-      for (const row of rows) {
+      for (const [i, row] of rows.entries()) {
         try {
-          stored += await deps.writer.write(insert, [JSON.stringify([row])], turn);
+          stored += await deps.writer.write(insert, [JSON.stringify([row])], { ...turn, batchKey: `${batchKey}:${i}` });
         } catch (rowErr) {
           if (!isDataError(rowErr)) throw writeError(rowErr);
           refused++;

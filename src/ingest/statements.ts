@@ -2,6 +2,7 @@
  * The log writer's SQL, built once per table at start-up from fixed names (schema.ts checks the
  * schema's name; tables come from LOG_TABLES); every value is a bound parameter.
  */
+import type { StoreDialect } from '../store/engine.ts';
 import { LOG_TABLES, quoteIdent, type LogTable } from '../store/schema.ts';
 
 export interface TableStatements {
@@ -16,9 +17,17 @@ export interface TableStatements {
   readonly deleteOlder: string;
 }
 
-export function tableStatements(schema: string): Readonly<Record<LogTable, TableStatements>> {
+/**
+ * On ClickHouse the writer inserts the same JSON rows as JSONEachRow into `insert`, the table's
+ * qualified name (clickhouse-writer.ts); old rows go by the tables' TTL, so there is no delete.
+ */
+export function tableStatements(schema: string, dialect: StoreDialect = 'postgresql'): Readonly<Record<LogTable, TableStatements>> {
   const out = {} as Record<LogTable, TableStatements>;
   for (const table of LOG_TABLES) {
+    if (dialect === 'clickhouse') {
+      out[table] = Object.freeze({ insert: `\`${schema}\`.\`${table}\``, deleteOlder: '' });
+      continue;
+    }
     const t = `${quoteIdent(schema)}.${quoteIdent(table)}`;
     out[table] = Object.freeze({
       insert:

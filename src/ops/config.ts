@@ -127,7 +127,7 @@ export const SETTINGS = Object.freeze({
   QUERIES_DIR: { default: '`sql/queries`', help: 'directory of stored queries (`<name>.json` + `<name>.sql`)' },
   LOG_LEVEL: { default: 'info', help: '`debug`, `info`, `warn`, `error`, `silent` (JSON lines)' },
   INGEST_TOKENS: { default: '–', help: 'comma-separated tokens (same forms as `ACCESS_TOKENS`) that may ingest logs at `POST /api/logs` and nothing else; unset: ingest is off ([ingest](#ingest-logs-from-vector))' },
-  INGEST_DATABASE_URL: { default: '–', help: 'PostgreSQL the ingest writes through, as a role that may only insert into (and, with `RETENTION_DAYS`, delete from) the log tables; required with `DATABASE_URL` and `INGEST_TOKENS`' },
+  INGEST_DATABASE_URL: { default: '–', help: 'PostgreSQL the ingest writes through, as a role that may only insert into (and, with `RETENTION_DAYS`, delete from) the log tables; required with `DATABASE_URL` and `INGEST_TOKENS`. With a `CLICKHOUSE_URL` server: the `http(s)://` URL of a ClickHouse user that may only insert' },
   INGEST_MAX_BODY_BYTES: { default: '12000000', range: [1024, 256 * 1024 * 1024], help: 'ingest request body limit, after decompression (413 beyond)' },
   INGEST_POOL_MAX: { default: '2', range: [1, 100], help: 'connections to `INGEST_DATABASE_URL`' },
   RETENTION_DAYS: { default: '–', range: [1, 36_500], help: 'delete log rows older than this many days, in the background through the ingest connection; unset: keep everything' },
@@ -193,15 +193,17 @@ export function readConfig(env: Env = process.env): Config {
     if (same !== undefined) throw new ConfigError(`${g.source}: the same token is an access token (${same.source}); ingest and access tokens must differ`);
   }
   const ingestDatabaseUrl = str('INGEST_DATABASE_URL') ?? null;
-  if (ingestDatabaseUrl !== null && !/^postgres(ql)?:\/\//.test(ingestDatabaseUrl)) throw new ConfigError('INGEST_DATABASE_URL must be a postgres:// or postgresql:// URL');
-  if (ingestDatabaseUrl !== null && databaseUrl === null) throw new ConfigError('INGEST_DATABASE_URL needs DATABASE_URL: without it, ingest writes to the embedded store');
+  const clickhouseServer = clickhouseUrl !== null && clickhouseUrl !== 'embedded';
+  if (ingestDatabaseUrl !== null && clickhouseServer && !/^https?:\/\/[^/]/.test(ingestDatabaseUrl)) throw new ConfigError('INGEST_DATABASE_URL must be an http:// or https:// URL with CLICKHOUSE_URL: the ClickHouse user the ingest inserts as');
+  if (ingestDatabaseUrl !== null && !clickhouseServer && !/^postgres(ql)?:\/\//.test(ingestDatabaseUrl)) throw new ConfigError('INGEST_DATABASE_URL must be a postgres:// or postgresql:// URL');
+  if (ingestDatabaseUrl !== null && databaseUrl === null && !clickhouseServer) throw new ConfigError('INGEST_DATABASE_URL needs DATABASE_URL (or CLICKHOUSE_URL naming a server): without it, ingest writes to the embedded store');
   const retentionRaw = str('RETENTION_DAYS');
   const retentionDays = retentionRaw === undefined ? null : int('RETENTION_DAYS');
   if (databaseUrl !== null && ingestDatabaseUrl === null && (ingestTokens.length > 0 || retentionDays !== null)) {
     throw new ConfigError(`INGEST_DATABASE_URL must be set with DATABASE_URL when ${ingestTokens.length > 0 ? 'INGEST_TOKENS' : 'RETENTION_DAYS'} is set: writes go through a role of their own (README, "Ingest logs from Vector")`);
   }
-  if (clickhouseUrl !== null && ingestTokens.length > 0) {
-    throw new ConfigError('INGEST_TOKENS is not available with CLICKHOUSE_URL yet: ingest writes to PostgreSQL only');
+  if (clickhouseServer && ingestDatabaseUrl === null && ingestTokens.length > 0) {
+    throw new ConfigError('INGEST_DATABASE_URL must be set with a CLICKHOUSE_URL server when INGEST_TOKENS is set: ingest inserts as a ClickHouse user of its own (docs/clickhouse.md)');
   }
   if (clickhouseUrl !== null && clickhouseUrl !== 'embedded' && accessTokens.length === 0) {
     throw new ConfigError('ACCESS_TOKENS or ACCESS_TOKENS_FILE must be set when CLICKHOUSE_URL names a server');

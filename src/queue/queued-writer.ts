@@ -13,7 +13,7 @@ export function queuedWriter(inner: LogWriter, queue: FairQueue): LogWriter {
     write(sql: string, params: readonly unknown[], turn?: Parameters<LogWriter['write']>[2]): Promise<number> {
       if (turn === undefined) return inner.write(sql, params);
       const background = turn.background === true;
-      return queue.run(turn.owner, () => inner.write(sql, params), { cls: background ? 'retention' : 'ingest', background, ...(turn.signal ? { signal: turn.signal } : {}) });
+      return queue.run(turn.owner, () => inner.write(sql, params, turn), { cls: background ? 'retention' : 'ingest', background, ...(turn.signal ? { signal: turn.signal } : {}) });
     },
     close: () => inner.close(),
   });

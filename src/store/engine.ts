@@ -62,7 +62,8 @@ export interface AdminExec {
 /**
  * Writes to the log tables (ingest and retention): never the query path's connections, role or
  * read-only sessions. PostgreSQL: its own small pool on INGEST_DATABASE_URL (pg-writer.ts); the
- * embedded store: its one session, shared with queries (pglite-engine.ts).
+ * embedded store: its one session, shared with queries (pglite-engine.ts); ClickHouse: its own
+ * client (clickhouse/clickhouse-writer.ts).
  */
 export interface LogWriter {
   /** Statements it runs at once (queue/queued-writer.ts fills these). */
@@ -82,4 +83,9 @@ export interface WriteTurn {
   background?: boolean;
   /** Fires when the sender goes away: a queued write leaves the queue. */
   signal?: AbortSignal;
+  /**
+   * Names the request's rows (a digest of what was sent): a store without unique ids (ClickHouse)
+   * keeps a resent batch once by it. PostgreSQL's `on conflict do nothing` needs none.
+   */
+  batchKey?: string;
 }

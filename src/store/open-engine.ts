@@ -13,15 +13,15 @@ export interface OpenedStore {
 
 /**
  * The engine the configuration names: a `pg` pool on DATABASE_URL (and a writer's pool on
- * INGEST_DATABASE_URL when set), ClickHouse on CLICKHOUSE_URL (no writer yet), else the embedded
+ * INGEST_DATABASE_URL when set), ClickHouse on CLICKHOUSE_URL (its writer on INGEST_DATABASE_URL, or in-process), else the embedded
  * store (whose one session also writes).
  */
 export async function openEngine(config: Config, logger: Logger): Promise<OpenedStore> {
   if (config.clickhouseUrl !== null) {
     // Loaded only for ClickHouse: the client (and chdb, when embedded) cost the other engines nothing.
     const { openClickHouse } = await import('./clickhouse/open-clickhouse.ts');
-    const { engine } = await openClickHouse(config, logger);
-    return { engine, writer: null };
+    const { engine, writer } = await openClickHouse(config, logger);
+    return { engine, writer };
   }
   if (config.databaseUrl !== null) {
     const writer = config.ingestDatabaseUrl === null

@@ -72,7 +72,9 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ CLICKHOUSE_URL: 'clickhouse://x' }, /^CLICKHOUSE_URL must be an http:\/\/ or https:\/\/ URL or "embedded"/],
   [{ CLICKHOUSE_URL: 'embedded', DATABASE_URL: 'postgres://x/db', ACCESS_TOKENS: 'aaaaaaaaaaaaaaaa' }, /^DATABASE_URL and CLICKHOUSE_URL are both set/],
   [{ CLICKHOUSE_URL: 'http://ch:8123' }, /ACCESS_TOKENS or ACCESS_TOKENS_FILE must be set when CLICKHOUSE_URL names a server/],
-  [{ CLICKHOUSE_URL: 'embedded', INGEST_TOKENS: 'iiiiiiiiiiiiiiii' }, /^INGEST_TOKENS is not available with CLICKHOUSE_URL yet/],
+  [{ CLICKHOUSE_URL: 'http://ch:8123', ACCESS_TOKENS: 'aaaaaaaaaaaaaaaa', INGEST_TOKENS: 'iiiiiiiiiiiiiiii' }, /^INGEST_DATABASE_URL must be set with a CLICKHOUSE_URL server when INGEST_TOKENS is set/],
+  [{ CLICKHOUSE_URL: 'http://ch:8123', ACCESS_TOKENS: 'aaaaaaaaaaaaaaaa', INGEST_DATABASE_URL: 'postgres://x/db' }, /^INGEST_DATABASE_URL must be an http:\/\/ or https:\/\/ URL with CLICKHOUSE_URL/],
+  [{ CLICKHOUSE_URL: 'embedded', INGEST_DATABASE_URL: 'http://ch:8123' }, /^INGEST_DATABASE_URL must be a postgres:\/\//],
 ];
 for (const [env, message] of BAD) {
   test(`bad environment stops start-up naming the variable: ${JSON.stringify(env)}`, () => {

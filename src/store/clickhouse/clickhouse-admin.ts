@@ -14,14 +14,19 @@ export async function applyClickHouseSchema(admin: ClickHouseClient, o: ClickHou
   for (const statement of clickhouseSchema(o)) await admin.command({ query: statement });
 }
 
+/** One row as the tables take it: `metadata` (JSON text of an object) as jsonb prints it, the timestamp in ClickHouse's form. */
+export function clickhouseRow(id: string, timestamp: string, event_message: string, project: string | null, metadataJson: string): Record<string, unknown> {
+  const metadata = jsonbText(metadataJson);
+  if (metadata === null || !metadata.startsWith('{')) throw new Error(`row ${id}: metadata is not a JSON object`);
+  return { id, timestamp: clickhouseTimestamp(timestamp), event_message, project, metadata };
+}
+
 /** Insert rows (columns as the demo generator makes them) in batches; returns the rows inserted. */
 export async function insertRows(admin: ClickHouseClient, db: string, table: LogTable, cols: DemoColumns, batchSize = 50_000): Promise<number> {
   for (let from = 0; from < cols.id.length; from += batchSize) {
     const values = [];
     for (let i = from; i < Math.min(cols.id.length, from + batchSize); i++) {
-      const metadata = jsonbText(cols.metadata[i]!);
-      if (metadata === null || !metadata.startsWith('{')) throw new Error(`${table} row ${cols.id[i]}: metadata is not a JSON object`);
-      values.push({ id: cols.id[i], timestamp: clickhouseTimestamp(cols.timestamp[i]!), event_message: cols.event_message[i], project: cols.project[i], metadata });
+      values.push(clickhouseRow(cols.id[i]!, cols.timestamp[i]!, cols.event_message[i]!, cols.project[i]!, cols.metadata[i]!));
     }
     await admin.insert({ table: `${db}.${table}`, values, format: 'JSONEachRow' });
   }

@@ -13,12 +13,21 @@ import { ConfigError, responseShape, type Config } from '../../ops/config.ts';
 import type { ResponseShape } from '../../query/logflare-shape.ts';
 import type { Logger } from '../../ops/logger.ts';
 import { generateDemoLogs } from '../demo/demo-data.ts';
-import type { Engine } from '../engine.ts';
+import type { Engine, LogWriter } from '../engine.ts';
+import { WRITER_STATEMENT_TIMEOUT_MS } from '../session-settings.ts';
+import { createClickHouseWriter } from './clickhouse-writer.ts';
 import { createClickHouseEngine } from './clickhouse-engine.ts';
 import { applyClickHouseSchema, insertRows } from './clickhouse-admin.ts';
 import { LOG_TABLES } from '../schema.ts';
 
-export async function openClickHouse(config: Config, logger: Logger): Promise<{ engine: Engine; admin: ClickHouseClient }> {
+/** The engine, the privileged client (schema, fixtures, KILL) and the ingest writer (null: no ingest configured). */
+export interface OpenedClickHouse {
+  engine: Engine;
+  admin: ClickHouseClient;
+  writer: LogWriter | null;
+}
+
+export async function openClickHouse(config: Config, logger: Logger): Promise<OpenedClickHouse> {
   const url = config.clickhouseUrl!;
   if (url !== 'embedded') {
     const client = createClient({
@@ -32,7 +41,10 @@ export async function openClickHouse(config: Config, logger: Logger): Promise<{ 
       client, admin: client, embedded: false, concurrency: config.poolMax, statementTimeoutMs: config.statementTimeoutMs,
       maxResultBytes: config.maxResultBytes, responseShape: responseShape(config), onClose: () => client.close(),
     });
-    return { engine, admin: client };
+    // Ingest inserts as a user of its own (INGEST_DATABASE_URL), never the query path's.
+    const ingest = config.ingestDatabaseUrl === null ? null : createClient({ url: config.ingestDatabaseUrl, database: config.logSchema, max_open_connections: config.ingestPoolMax, application: 'saved-query-endpoints (ingest)' });
+    const writer = ingest === null ? null : createClickHouseWriter({ client: ingest, embedded: false, concurrency: config.ingestPoolMax, statementTimeoutMs: WRITER_STATEMENT_TIMEOUT_MS, onClose: () => ingest.close() });
+    return { engine, admin: client, writer };
   }
   const temporary = config.dataDir === null;
   const path = config.dataDir ?? mkdtempSync(join(tmpdir(), 'endpoints-chdb-'));
@@ -60,7 +72,7 @@ export interface ChdbOptions {
 }
 
 /** ClickHouse in-process: the schema applied, demo data on first start; `admin` writes (DDL, rows, KILL). */
-export async function openChdb(o: ChdbOptions): Promise<{ engine: Engine; admin: ClickHouseClient }> {
+export async function openChdb(o: ChdbOptions): Promise<OpenedClickHouse> {
   let createChdbConnection: (o: { path: string }) => unknown;
   try {
     ({ createChdbConnection } = (await import(CHDB_CONNECTION)) as { createChdbConnection: (o: { path: string }) => unknown });
@@ -71,6 +83,8 @@ export async function openChdb(o: ChdbOptions): Promise<{ engine: Engine; admin:
   const open = () => createClient({ connection: createChdbConnection({ path: o.path }) } as never);
   const client = open();
   const admin = open();
+  // Ingest on a connection of its own: an insert never waits behind a query, nor a KILL behind an insert.
+  const ingest = open();
   await applyClickHouseSchema(admin, { db: o.schema, retentionDays: o.retentionDays, cluster: null });
   const seeded = await admin.query({ query: `SELECT count() > 0 AS seeded FROM \`${o.schema}\`.edge_logs`, format: 'JSON' });
   const [first] = ((await seeded.json()) as { data: { seeded: number | boolean }[] }).data;
@@ -87,8 +101,10 @@ export async function openChdb(o: ChdbOptions): Promise<{ engine: Engine; admin:
     async onClose() {
       await client.close();
       await admin.close();
+      await ingest.close();
       if (o.removeOnClose) rmSync(o.path, { recursive: true, force: true });
     },
   });
-  return { engine, admin };
+  const writer = createClickHouseWriter({ client: ingest, embedded: true, concurrency: 1, statementTimeoutMs: WRITER_STATEMENT_TIMEOUT_MS, onClose: async () => {} });
+  return { engine, admin, writer };
 }

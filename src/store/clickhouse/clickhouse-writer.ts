@@ -1,0 +1,47 @@
+/**
+ * The log writer on ClickHouse: one insert per ingest request, of the rows ingest made (event-row.ts)
+ * with `metadata` as jsonb prints it and timestamps as ClickHouse reads them (clickhouse-admin.ts
+ * does the same for the demo rows). MergeTree has no unique ids, so a resent batch is kept once by
+ * `insert_deduplication_token`: the request's batch key (WriteTurn.batchKey), with the tables'
+ * deduplication window (schema.ts). Answered only once ClickHouse has the rows (a synchronous insert).
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { EventRow } from '../../ingest/event-row.ts';
+import type { LogWriter, WriteTurn } from '../engine.ts';
+import { fromClickHouse } from './errors.ts';
+import { clickhouseRow } from './clickhouse-admin.ts';
+
+export interface ClickHouseWriterOptions {
+  client: ClickHouseClient;
+  /** chdb reports no written-row counts: every row of an accepted insert is counted as stored. */
+  embedded: boolean;
+  concurrency: number;
+  statementTimeoutMs: number;
+  onClose(): Promise<void>;
+}
+
+export function createClickHouseWriter(o: ClickHouseWriterOptions): LogWriter {
+  return Object.freeze({
+    concurrency: o.concurrency,
+    sharesEngine: false,
+    async write(table: string, params: readonly unknown[], turn?: WriteTurn): Promise<number> {
+      const rows = (JSON.parse(String(params[0])) as EventRow[]).map((r) => clickhouseRow(r.id, r.timestamp, r.event_message, r.project, JSON.stringify(r.metadata)));
+      try {
+        const result = await o.client.insert({
+          table,
+          values: rows,
+          format: 'JSONEachRow',
+          clickhouse_settings: {
+            max_execution_time: o.statementTimeoutMs / 1000,
+            ...(turn?.batchKey === undefined ? {} : { insert_deduplication_token: turn.batchKey }),
+          },
+        });
+        // A server says how many rows it wrote: none for a batch it already had.
+        return o.embedded ? rows.length : Number(result.summary?.written_rows ?? rows.length);
+      } catch (err) {
+        throw fromClickHouse(err);
+      }
+    },
+    close: () => o.onClose(),
+  });
+}

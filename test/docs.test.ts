@@ -85,7 +85,7 @@ describe('the worked example of docs/stored-queries.md', () => {
     store = await pgliteFactory.open();
     const status = (id: string, s: number, code: number, path: string) =>
       edgeRow(id, at(s), 'default', path, { metadata: { request: { url: `https://default.logs.test${path}`, path, method: 'GET' }, response: { status_code: code } } });
-    await insertRows(store.admin, "edge_logs", [
+    await insertRows(store, "edge_logs", [
       status('ok', 1, 200, '/rest/v1/a'),
       status('missing', 2, 404, '/rest/v1/b'),
       status('broken', 3, 502, '/auth/v1/c'),

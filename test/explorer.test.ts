@@ -40,7 +40,7 @@ describe('the explorer page in Chromium', () => {
       const at = now - (i === 100 ? 99 : i) * 40 * 60_000 - 60_000;
       return edgeRow(`r${String(i).padStart(3, '0')}`, isoMicros(at, 1), 'alpha', i % 3 === 0 ? '/auth/v1/token' : '/rest/v1/todos?select=*');
     });
-    await insertRows(store.admin, 'edge_logs', rows);
+    await insertRows(store, 'edge_logs', rows);
     service = await startTestService(store);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });

@@ -204,7 +204,7 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     redactPii: def.redactPii as boolean,
     params,
     unknownParams: unknownParamPolicy(compat),
-    requestKeys: sandbox === null ? [] : REQUEST_KEYS,
+    requestKeys: def.sandboxing === true ? REQUEST_KEYS : [],
     paramOrder: Object.freeze(declared),
     regexParam: declared.find((n) => params[n]?.type === 'regex'),
     columns: Object.freeze({ ...(columns as Record<string, ColumnType>) }),

@@ -32,7 +32,7 @@ export function formatsBehaviour(factory: EngineFactory): void {
 
     before(async () => {
       store = await factory.open();
-      await insertRows(store.admin, 'edge_logs', [
+      await insertRows(store, 'edge_logs', [
         edgeRow('f1', '2026-11-20T12:00:01.000001Z', 'alpha', '/rest/v1/todos', { event_message: 'POST | 201 | "quoted", comma\nnext line | zoë' }),
         edgeRow('f2', '2026-11-20T12:00:02.000002Z', 'alpha', '/auth/v1/token'),
       ]);
@@ -48,7 +48,7 @@ export function formatsBehaviour(factory: EngineFactory): void {
     const TRICKY = `${LOGS}&sql=${encodeURIComponent(TRICKY_SQL)}`;
 
     for (const [name, path] of [['logs.all rows', LOGS], ['values that need quoting', TRICKY]] as const) {
-      test(`CSV of ${name}, read back by an independent RFC 4180 reader, equals the JSON rows`, async () => {
+      test(`CSV of ${name}, read back by an independent RFC 4180 reader, equals the JSON rows`, { skip: path === TRICKY ? factory.lacks?.callerSql : undefined }, async () => {
         const json = (await (await call(base, path)).json()) as { result: Row[] };
         const res = await call(base, `${path}&format=csv`);
         assert.equal(res.status, 200);
@@ -68,7 +68,7 @@ export function formatsBehaviour(factory: EngineFactory): void {
       });
     }
 
-    test('NDJSON: one JSON object per line, each the JSON answer\'s row; Accept chooses it too', async () => {
+    test('NDJSON: one JSON object per line, each the JSON answer\'s row; Accept chooses it too', { skip: factory.lacks?.callerSql }, async () => {
       const json = (await (await call(base, TRICKY)).json()) as { result: Row[] };
       const res = await call(base, TRICKY, { headers: { Accept: 'application/x-ndjson' } });
       assert.equal(res.headers.get('content-type'), 'application/x-ndjson; charset=utf-8');

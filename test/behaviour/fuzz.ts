@@ -32,7 +32,7 @@ export function fuzzBehaviour(factory: EngineFactory): void {
 
     before(async () => {
       store = await factory.open({ statementTimeoutMs: 2_000 });
-      await insertRows(store.admin, 'edge_logs', [
+      await insertRows(store, 'edge_logs', [
         edgeRow('f1', '2026-11-20T12:00:00.000001Z', 'alpha', '/rest/v1/todos'),
         edgeRow('f2', new Date().toISOString(), 'alpha', '/auth/v1/token'),
       ]);

@@ -48,7 +48,7 @@ export function hostileBehaviour(factory: EngineFactory): void {
 
     before(async () => {
       store = await factory.open({ statementTimeoutMs: STATEMENT_TIMEOUT_MS, maxResultBytes: MAX_RESULT_BYTES });
-      await insertRows(store.admin, 'edge_logs', [edgeRow('h1', '2026-11-20T12:00:00.000001Z', 'alpha', '/rest/v1/todos')]);
+      await insertRows(store, 'edge_logs', [edgeRow('h1', '2026-11-20T12:00:00.000001Z', 'alpha', '/rest/v1/todos')]);
       // Enough rows that a three-way cross join never finishes (3000³ ≈ 2.7e10 pairs).
       await store.admin(`insert into logs.edge_logs (id, timestamp, project) select 'x' || g, timestamp '2026-01-01' + g * interval '1 second', 'alpha' from generate_series(1, 3000) g`);
       service = await startTestService(store, {

@@ -59,15 +59,15 @@ export function logflareBehaviour(factory: EngineFactory): void {
       store = await factory.open({ responseShape: 'logflare' });
       await insertDemoLogs(store.admin, 'logs', generateDemoLogs({ rows: 6000, projects: ['default'], now: new Date(now) }));
       // Rows every Studio filter has something to find in the last hour.
-      await insertRows(store.admin, 'edge_logs', [{ id: '00000000-0000-4000-8000-0000000000e1', timestamp: at(2, 0), project: 'default', event_message: 'GET | 503 | https://default.example.co/rest/v1/todos', metadata: { request: { method: 'GET', path: '/rest/v1/todos', search: '', url: 'https://default.example.co/rest/v1/todos', headers: { cf_connecting_ip: '203.0.113.5' } }, response: { status_code: 503 } } }]);
-      await insertRows(store.admin, 'postgres_logs', [
+      await insertRows(store, 'edge_logs', [{ id: '00000000-0000-4000-8000-0000000000e1', timestamp: at(2, 0), project: 'default', event_message: 'GET | 503 | https://default.example.co/rest/v1/todos', metadata: { request: { method: 'GET', path: '/rest/v1/todos', search: '', url: 'https://default.example.co/rest/v1/todos', headers: { cf_connecting_ip: '203.0.113.5' } }, response: { status_code: 503 } } }]);
+      await insertRows(store, 'postgres_logs', [
         { id: '00000000-0000-4000-8000-0000000000c1', timestamp: at(3, 0), project: 'default', event_message: 'relation "x" does not exist', metadata: { parsed: { error_severity: 'ERROR', user_name: 'postgres', session_id: 's1', hint: 'check it' } } },
         { id: '00000000-0000-4000-8000-0000000000c2', timestamp: at(3, 1), project: 'default', event_message: 'cron job 1 starting: vacuum', metadata: { parsed: { error_severity: 'LOG', application_name: 'pg_cron', query: 'vacuum' } } },
       ]);
-      await insertRows(store.admin, 'auth_logs', [{ id: '00000000-0000-4000-8000-0000000000a9', timestamp: at(2, 0), project: 'default', event_message: 'failed', metadata: { level: 'error', status: 500, path: '/token' } }]);
-      await insertRows(store.admin, 'postgrest_logs', [{ id: '00000000-0000-4000-8000-0000000000b1', timestamp: at(2, 0), project: 'default', event_message: 'Config reloaded' }]);
-      await insertRows(store.admin, 'edge_logs', LF);
-      await insertRows(store.admin, 'auth_logs', lfAuth);
+      await insertRows(store, 'auth_logs', [{ id: '00000000-0000-4000-8000-0000000000a9', timestamp: at(2, 0), project: 'default', event_message: 'failed', metadata: { level: 'error', status: 500, path: '/token' } }]);
+      await insertRows(store, 'postgrest_logs', [{ id: '00000000-0000-4000-8000-0000000000b1', timestamp: at(2, 0), project: 'default', event_message: 'Config reloaded' }]);
+      await insertRows(store, 'edge_logs', LF);
+      await insertRows(store, 'auth_logs', lfAuth);
       service = await startTestService(store, { COMPAT: 'logflare' });
       base = service.url;
     });
@@ -170,7 +170,7 @@ export function logflareBehaviour(factory: EngineFactory): void {
         id: `00000000-0000-4000-8000-0000000002${String(i).padStart(2, '0')}`, timestamp: ts(i), project: 'ap', event_message: `${method} | ${status} | ${path}`,
         metadata: { request: { method, path, search: '', headers: { x_real_ip: '203.0.113.1' } }, response: { status_code: status, origin_time: origin, headers: { cf_cache_status: cache } } },
       });
-      await insertRows(store.admin, 'edge_logs', [
+      await insertRows(store, 'edge_logs', [
         req(1, 'GET', '/rest/v1/todos', 200, 10), req(2, 'GET', '/rest/v1/todos', 200, 30), req(3, 'POST', '/auth/v1/token', 500, 50),
         req(4, 'GET', '/storage/v1/object/public/a.png', 200, 5, 'HIT'), req(5, 'GET', '/storage/v1/object/public/b.png', 404, 7, 'MISS'),
       ]);
@@ -190,7 +190,7 @@ export function logflareBehaviour(factory: EngineFactory): void {
         id: `00000000-0000-4000-8000-0000000003${String(i).padStart(2, '0')}`, timestamp: ts(i), project: null, event_message: `POST | ${status} | ${fn}`,
         metadata: { project_ref: 'efr', function_id: fn, execution_time_ms: ms, request: { method: 'POST' }, response: { status_code: status, headers: region === null ? {} : { x_sb_edge_region: region } } },
       });
-      await insertRows(store.admin, 'function_edge_logs', [call_(1, 'fn-a', 200, 'us-east-1', 100), call_(2, 'fn-a', 500, 'us-east-1', 300), call_(3, 'fn-b', 200, 'eu-west-2', 50), call_(4, 'fn-b', 200, null, 70)]);
+      await insertRows(store, 'function_edge_logs', [call_(1, 'fn-a', 200, 'us-east-1', 100), call_(2, 'fn-a', 500, 'us-east-1', 300), call_(3, 'fn-b', 200, 'eu-west-2', 50), call_(4, 'fn-b', 200, null, 70)]);
       const report = async (name: string) => rows(EDGE_FUNCTIONS_REPORT_SQL[name]!, { project: 'efr', iso_timestamp_start: new Date(hourStart - 1).toISOString(), iso_timestamp_end: new Date(Date.now() + 60_000).toISOString() });
       const sorted = (pairs: unknown[][]) => pairs.sort((a, b) => String(a[0]).localeCompare(String(b[0])));
       assert.deepEqual(sorted((await report('TotalInvocations')).map((r) => [r.function_id, r.count])), [['fn-a', 2], ['fn-b', 2]]);
@@ -202,7 +202,7 @@ export function logflareBehaviour(factory: EngineFactory): void {
     test('API report "network traffic": Kong\'s content_length headers summed as MB (known rows, and the demo rows carry them)', async () => {
       const traffic = OTHER_REAL_QUERIES.find((q) => q.name === 'API report: network traffic')!.sql;
       const ts = at(7, 0);
-      await insertRows(store.admin, 'edge_logs', [
+      await insertRows(store, 'edge_logs', [
         { id: '00000000-0000-4000-8000-0000000000f1', timestamp: ts, project: 'nt', event_message: 'POST', metadata: { request: { method: 'POST', headers: { content_length: '1500000' } }, response: { status_code: 201, headers: { content_length: '3000000' } } } },
         { id: '00000000-0000-4000-8000-0000000000f2', timestamp: ts, project: 'nt', event_message: 'PATCH', metadata: { request: { method: 'PATCH', headers: { content_length: '500000' } }, response: { status_code: 204, headers: {} } } },
       ]);
@@ -314,7 +314,7 @@ export function logflareBehaviour(factory: EngineFactory): void {
         ['e5', event({ auth_event: { action: 'token_refreshed', actor_id: 'u1' } })],
         ['e6', 'plain text line from another process'],
       ];
-      await insertRows(store.admin, 'auth_logs', gotrue.map(([id, message], i) => ({ id: `00000000-0000-4000-8000-0000000001${id.slice(1)}0`, timestamp: ts(i + 1), project: 'ar', event_message: message, metadata: {} })));
+      await insertRows(store, 'auth_logs', gotrue.map(([id, message], i) => ({ id: `00000000-0000-4000-8000-0000000001${id.slice(1)}0`, timestamp: ts(i + 1), project: 'ar', event_message: message, metadata: {} })));
       const hour = (hourStart * 1000).toString();
       const run = async (sql: string) => {
         const got = await rows(sql, { project: 'ar', iso_timestamp_start: new Date(hourStart - 1).toISOString(), iso_timestamp_end: new Date(Date.now() + 60_000).toISOString() });
@@ -362,7 +362,7 @@ export function logflareBehaviour(factory: EngineFactory): void {
         ['j3', 'plain text, not JSON'],
         ['j4', '{"broken": '],
       ];
-      await insertRows(store.admin, 'auth_logs', lines.map(([id, message], i) => ({ id: `00000000-0000-4000-8000-0000000000${id === 'j1' ? 'd1' : id === 'j2' ? 'd2' : id === 'j3' ? 'd3' : 'd4'}`, timestamp: at(8, i), project: 'jv', event_message: message, metadata: {} })));
+      await insertRows(store, 'auth_logs', lines.map(([id, message], i) => ({ id: `00000000-0000-4000-8000-0000000000${id === 'j1' ? 'd1' : id === 'j2' ? 'd2' : id === 'j3' ? 'd3' : 'd4'}`, timestamp: at(8, i), project: 'jv', event_message: message, metadata: {} })));
       const got = await rows(
         `select coalesce(json_value(event_message, '$.auth_event.action'), json_value(event_message, "$.action")) as action,
            coalesce(json_value(event_message, '$.auth_event.actor_id'), json_extract_scalar(event_message, '$.user_id')) as actor,
@@ -487,7 +487,7 @@ export function logflareBehaviour(factory: EngineFactory): void {
     let service: Service;
     before(async () => {
       store = await factory.open();
-      await insertRows(store.admin, 'edge_logs', [{ id: '00000000-0000-4000-8000-000000000021', timestamp: '2026-11-23T10:00:00.5Z', project: 'p', metadata: { request: { method: 'GET' } } }]);
+      await insertRows(store, 'edge_logs', [{ id: '00000000-0000-4000-8000-000000000021', timestamp: '2026-11-23T10:00:00.5Z', project: 'p', metadata: { request: { method: 'GET' } } }]);
       service = await startTestService(store);
     });
     after(async () => {

@@ -46,7 +46,7 @@ export function queueingBehaviour(factory: EngineFactory): void {
     before(async () => {
       store = await factory.open();
       const rows = Array.from({ length: 40 }, (_, i) => edgeRow(`q${i}`, `2026-11-20T12:00:${String(i).padStart(2, '0')}.000001Z`, 'alpha', i % 2 ? '/rest/v1/todos' : '/auth/v1/token'));
-      await insertRows(store.admin, 'edge_logs', rows);
+      await insertRows(store, 'edge_logs', rows);
       const env = { ACCESS_TOKENS: `${TOKEN},${OTHER}`, CALLER_STATEMENT_TIMEOUT_MS: String(CALLER_TIMEOUT_MS) };
       service = await startTestService(store, env);
       bounded = await startTestService(store, { ...env, MAX_QUEUED_PER_TOKEN: '2' });

@@ -1,6 +1,6 @@
 /**
  * The behavioural suite (hono's runTest pattern): the real service on port 0 over one engine, the
- * same assertions on every engine. Each engine's entry file (test/pglite.test.ts, test/pg.test.ts)
+ * same assertions on every engine. Each engine's entry file (test/pglite.test.ts, test/pg.test.ts, test/chdb.test.ts)
  * calls runBehaviour with its factory. An engine that cannot do something declares it in `skip`
  * with the reason; there are no inline engine checks in the suites.
  */
@@ -24,6 +24,7 @@ export interface BehaviourOptions {
 
 const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour, hostile: hostileBehaviour, logflare: logflareBehaviour, usageRollup: usageRollupBehaviour, storeCheck: storeCheckBehaviour, ingest: ingestBehaviour, queueing: queueingBehaviour, formats: formatsBehaviour } as const;
 export type SuiteName = keyof typeof SUITES;
+export const SUITE_NAMES = Object.keys(SUITES) as SuiteName[];
 
 export function runBehaviour(factory: EngineFactory, options: BehaviourOptions): void {
   for (const [name, suite] of Object.entries(SUITES) as [SuiteName, (f: EngineFactory) => void][]) {

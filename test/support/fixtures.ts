@@ -1,4 +1,4 @@
-import type { AdminExec } from '../../src/store/engine.ts';
+import type { TestStore } from './engines.ts';
 
 export interface LogRow {
   id: string;
@@ -9,15 +9,19 @@ export interface LogRow {
   metadata?: Record<string, unknown> | string;
 }
 
-/** Insert rows into one log table (fixture writes go through the admin handle, never the service). */
-export async function insertRows(admin: AdminExec, table: string, rows: readonly LogRow[]): Promise<void> {
+/**
+ * Insert rows into one log table (fixture writes go through the store's own handle, never the
+ * service): the store's `insertRows` where it has one (ClickHouse), else SQL through `admin`.
+ */
+export async function insertRows(store: Pick<TestStore, 'admin' | 'insertRows'>, table: string, rows: readonly LogRow[]): Promise<void> {
+  if (store.insertRows) return store.insertRows(table, rows);
   for (const r of rows) {
-    await admin(`insert into logs.${table} (id, timestamp, event_message, project, metadata) values ($1, $2, $3, $4, $5)`, [
+    await store.admin(`insert into logs.${table} (id, timestamp, event_message, project, metadata) values ($1, $2, $3, $4, $5)`, [
       r.id,
       r.timestamp,
       r.event_message ?? '',
       r.project ?? null,
-      typeof r.metadata === 'string' ? r.metadata : JSON.stringify(r.metadata ?? {}),
+      metadataText(r),
     ]);
   }
 }
@@ -39,4 +43,9 @@ export function edgeRow(id: string, timestamp: string, project: string, path: st
 export function isoMicros(ms: number, micros = 0): string {
   const d = new Date(ms);
   return d.toISOString().slice(0, 23) + String(micros).padStart(3, '0') + 'Z';
+}
+
+/** A row's metadata as JSON text. */
+export function metadataText(r: LogRow): string {
+  return typeof r.metadata === 'string' ? r.metadata : JSON.stringify(r.metadata ?? {});
 }

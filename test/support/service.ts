@@ -26,7 +26,7 @@ export const USAGE_ID = '5bcef039-51e9-4b34-b532-b1b3b908833d';
  * `env` is the environment the service reads (QUERIES_DIR for other stored queries).
  */
 export async function startTestService(store: TestStore, env: Record<string, string> = {}, clock?: Clock, logger?: Logger): Promise<Service> {
-  const config = readConfig({ PORT: '0', HOST: '127.0.0.1', ACCESS_TOKENS: TOKEN, LOG_LEVEL: 'silent', ...env });
+  const config = readConfig({ PORT: '0', HOST: '127.0.0.1', ACCESS_TOKENS: TOKEN, LOG_LEVEL: 'silent', ...store.serviceEnv, ...env });
   return startService({
     config,
     engine: store.engine,

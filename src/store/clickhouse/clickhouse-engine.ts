@@ -87,12 +87,11 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
       });
     } catch (err) {
       const mapped = fromClickHouse(err);
-      // chdb: a statement stopped by its timeout or a KILL leaves its output on the connection, where
-      // the next statement's answer would begin with it (and a killed one runs on until it notices);
-      // a throwaway statement takes both, and the turn is not given up before it has.
-      if (o.embedded && (options.signal?.aborted || (mapped as { code?: string }).code === '57014')) {
-        await o.client.query({ query: 'SELECT 1', format: 'JSON' }).then((r) => r.text()).catch(() => {});
-      }
+      // chdb: a statement that failed after its output began (an error while rows stream, its
+      // timeout, a KILL) leaves that output on the connection, where the next statement's answer
+      // would begin with it, and a killed one runs on until it notices: a throwaway statement takes
+      // both, and the turn is not given up before it has (reproduced; see docs/clickhouse.md).
+      if (o.embedded) await o.client.query({ query: 'SELECT 1', format: 'JSON' }).then((r) => r.text()).catch(() => {});
       throw mapped;
     } finally {
       options.signal?.removeEventListener('abort', onAbort);

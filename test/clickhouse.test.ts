@@ -21,6 +21,8 @@ import { pgliteFactory, SCHEMA, TEST_STATEMENT_TIMEOUT_MS, type TestStore } from
 import { call, startTestService } from './support/service.ts';
 import { containerLines, vectorBatches } from './fixtures/vector-replay.ts';
 import { INGEST_TOKEN, post } from './behaviour/ingest.ts';
+import { queriesWithSlow, slowPath } from './support/slow-queries.ts';
+import { runLoad } from '../scripts/lib/load-driver.ts';
 
 const DATA_DIR = mkdtempSync(join(tmpdir(), 'chdb-test-'));
 /**
@@ -180,6 +182,26 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
     const res = await call(pairs.get('standard')!.ch.url, '/api/endpoints/query/logs.all?project=default&sql=select%201');
     assert.equal(res.status, 400);
     assert.match(((await res.json()) as { error: { message: string } }).error.message, /not available on the ClickHouse engine yet/);
+  });
+
+  test('chdb runs one statement at a time: a token flooding it with slow statements does not hold up another token (fair queue)', async () => {
+    const OTHER = 'other-token-chdb-0123456789';
+    const env = { ACCESS_TOKENS: `test-token-0123456789abcdef,${OTHER}`, QUERIES_DIR: queriesWithSlow() };
+    const svc = await startTestService(stores[1]!, env);
+    services.push(svc);
+    let flooding = true;
+    // Eight clients of one token, each call 200 ms inside the engine: 1.6 s of work queued at any time.
+    const flood = runLoad({ url: svc.url, token: 'test-token-0123456789abcdef', concurrency: 8, until: () => !flooding, next: (i) => ({ label: 'slow', method: 'GET', path: slowPath(0.2, i) }) });
+    await new Promise((r) => setTimeout(r, 300));
+    const other = await runLoad({ url: svc.url, token: OTHER, concurrency: 1, requests: 10, next: () => ({ label: 'logs', method: 'GET', path: '/api/endpoints/query/logs.all?project=default' }) });
+    flooding = false;
+    const slow = await flood;
+    console.log(`chdb fair queue: flooding token (c=8, 200 ms statements) p50 ${slow.p50Ms.toFixed(0)} ms; other token (logs.all, c=1) p50 ${other.p50Ms.toFixed(0)} ms, p99 ${other.p99Ms.toFixed(0)} ms`);
+    assert.deepEqual(other.byStatus, { 200: 10 });
+    assert.deepEqual(Object.keys(slow.byStatus), ['200']);
+    // First in line after the statement running now (≤ 200 ms), never behind the flood's queue.
+    assert.ok(other.p99Ms < 800, `other token p99 ${other.p99Ms.toFixed(0)} ms (flood p50 ${slow.p50Ms.toFixed(0)} ms)`);
+    assert.ok(slow.p50Ms > 600, `the flood did queue (p50 ${slow.p50Ms.toFixed(0)} ms)`);
   });
 
   test('a statement past its timeout stops with 57014 (the service\'s 504), and the engine answers the next one', async () => {

@@ -11,7 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { openChdb } from '../src/store/clickhouse/open-clickhouse.ts';
+import { openChdb, openClickHouse } from '../src/store/clickhouse/open-clickhouse.ts';
+import { readConfig } from '../src/ops/config.ts';
+import { createLogger } from '../src/ops/logger.ts';
+import { createServer } from 'node:net';
 import { insertRows as insertClickHouse } from '../src/store/clickhouse/clickhouse-admin.ts';
 import { DEMO_PROJECTS, generateDemoLogs, insertDemoLogs, type DemoLogs } from '../src/store/demo/demo-data.ts';
 import { LOG_TABLES } from '../src/store/schema.ts';
@@ -228,5 +231,41 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
       n = Number(await processes());
     }
     assert.equal(n, 0, 'the statement was stopped');
+  });
+});
+
+describe('a ClickHouse server that cannot be reached', () => {
+  test('calls answer 503 database_unavailable with Retry-After and /ready is 503, promptly; the client writes nothing of its own', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const config = readConfig({ CLICKHOUSE_URL: `http://127.0.0.1:${port}`, ACCESS_TOKENS: 'test-token-0123456789abcdef' });
+    const { engine } = await openClickHouse(config, createLogger('silent'));
+    const store: TestStore = { engine, admin: () => Promise.reject(new Error('no admin')), teardown: () => engine.close() };
+    const written: string[] = [];
+    const stderrWrite = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const svc = await startTestService(store);
+      try {
+        const started = Date.now();
+        const res = await call(svc.url, '/api/endpoints/query/logs.all?project=default');
+        assert.equal(res.status, 503);
+        assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'database_unavailable');
+        assert.ok(res.headers.get('retry-after'));
+        assert.equal((await fetch(`${svc.url}/ready`)).status, 503);
+        assert.ok(Date.now() - started < 5_000);
+      } finally {
+        await svc.close();
+      }
+    } finally {
+      process.stderr.write = stderrWrite;
+      await store.teardown();
+    }
+    assert.deepEqual(written.filter((w) => w.includes('@clickhouse/client')), []);
   });
 });

@@ -35,9 +35,9 @@ async function clickhouseSchemaCommand(url: string, env: Env, cluster: string | 
   const db = env.LOG_SCHEMA?.trim() || 'logs';
   const retention = env.RETENTION_DAYS?.trim();
   if (retention !== undefined && retention !== '' && !/^[1-9]\d{0,4}$/.test(retention)) throw new CommandError(`RETENTION_DAYS must be a whole number of days, got "${retention}"`);
-  const { createClient } = await import('@clickhouse/client');
+  const { clickhouseClient } = await import('../store/clickhouse/open-clickhouse.ts');
   const { applyClickHouseSchema } = await import('../store/clickhouse/clickhouse-admin.ts');
-  const client = createClient({ url });
+  const client = clickhouseClient({ url });
   try {
     const started = performance.now();
     await applyClickHouseSchema(client, { db, retentionDays: retention ? Number(retention) : null, cluster });

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
 import { ConfigError, responseShape, type Config } from '../../ops/config.ts';
 import type { ResponseShape } from '../../query/logflare-shape.ts';
 import type { Logger } from '../../ops/logger.ts';
@@ -20,6 +20,15 @@ import { createClickHouseEngine } from './clickhouse-engine.ts';
 import { applyClickHouseSchema, insertRows } from './clickhouse-admin.ts';
 import { LOG_TABLES } from '../schema.ts';
 
+/**
+ * A client as the service makes every one: the library's own logging off (it writes to stderr,
+ * outside the service's JSON log; its errors reach that log through the engine), named in the
+ * server's query log.
+ */
+export function clickhouseClient(options: ClickHouseClientConfigOptions, role = 'saved-query-endpoints'): ClickHouseClient {
+  return createClient({ application: role, ...options, log: { level: ClickHouseLogLevel.OFF } });
+}
+
 /** The engine, the privileged client (schema, fixtures, KILL) and the ingest writer (null: no ingest configured). */
 export interface OpenedClickHouse {
   engine: Engine;
@@ -30,19 +39,13 @@ export interface OpenedClickHouse {
 export async function openClickHouse(config: Config, logger: Logger): Promise<OpenedClickHouse> {
   const url = config.clickhouseUrl!;
   if (url !== 'embedded') {
-    const client = createClient({
-      url,
-      database: config.logSchema,
-      max_open_connections: config.poolMax,
-      request_timeout: config.statementTimeoutMs + 5_000,
-      application: 'saved-query-endpoints',
-    });
+    const client = clickhouseClient({ url, database: config.logSchema, max_open_connections: config.poolMax, request_timeout: config.statementTimeoutMs + 5_000 });
     const engine = createClickHouseEngine({
       client, admin: client, embedded: false, concurrency: config.poolMax, statementTimeoutMs: config.statementTimeoutMs,
       maxResultBytes: config.maxResultBytes, responseShape: responseShape(config), onClose: () => client.close(),
     });
     // Ingest inserts as a user of its own (INGEST_DATABASE_URL), never the query path's.
-    const ingest = config.ingestDatabaseUrl === null ? null : createClient({ url: config.ingestDatabaseUrl, database: config.logSchema, max_open_connections: config.ingestPoolMax, application: 'saved-query-endpoints (ingest)' });
+    const ingest = config.ingestDatabaseUrl === null ? null : clickhouseClient({ url: config.ingestDatabaseUrl, database: config.logSchema, max_open_connections: config.ingestPoolMax }, 'saved-query-endpoints (ingest)');
     const writer = ingest === null ? null : createClickHouseWriter({ client: ingest, embedded: false, concurrency: config.ingestPoolMax, statementTimeoutMs: WRITER_STATEMENT_TIMEOUT_MS, onClose: () => ingest.close() });
     return { engine, admin: client, writer };
   }
@@ -80,7 +83,7 @@ export async function openChdb(o: ChdbOptions): Promise<OpenedClickHouse> {
     throw new ConfigError(`CLICKHOUSE_URL=embedded runs ClickHouse in-process through the optional package chdb, which is not installed (${(err as Error).message.split('\n')[0]}): npm install --no-save chdb (about 545 MB), or point CLICKHOUSE_URL at a ClickHouse server`);
   }
   // Two connections on one data directory: statements on one, KILL QUERY and DDL on the other.
-  const open = () => createClient({ connection: createChdbConnection({ path: o.path }) } as never);
+  const open = () => clickhouseClient({ connection: createChdbConnection({ path: o.path }) } as never);
   const client = open();
   const admin = open();
   // Ingest on a connection of its own: an insert never waits behind a query, nor a KILL behind an insert.

@@ -19,6 +19,7 @@
  *
  *   npm run bench -- [--rows 1000000] [--runs 5] [--seconds 3] [--warmup 2]
  *                    [--only logs,cached,refresh,growth,ingest] [--explain] [--profile]
+ *   npm run bench -- --engine clickhouse [--rows 1000000,10000000]   (bench/clickhouse.ts)
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -41,6 +42,7 @@ import { commandLine, npmStartCommand } from './lib/npm-start.ts';
 import { measure, ownCpuMs, type MeasureOptions, type Side, type Summary, type Timing } from './bench/measure.ts';
 import { compact, rawHeader, renderTable, type Row } from './bench/report.ts';
 import { measureIngest } from './bench/ingest.ts';
+import { clickhouseBench } from './bench/clickhouse.ts';
 import { measureHttpIngest } from './bench/ingest-http.ts';
 import { growDemoData } from './bench/seed-stages.ts';
 import { httpGet, keepAliveAgent, type Call } from './lib/load-driver.ts';
@@ -415,6 +417,7 @@ function report(b: Bench, pgVersion: string, load0: number, started: number): vo
 // ------------------------------------------------------------------------------------ the run
 
 async function main(): Promise<void> {
+  if (args.engine === 'clickhouse') return clickhouseBench({ stages: args.stages, runs: args.runs, log });
   const started = performance.now();
   const token = 'bench-token-0123456789abcdef';
   const registry = loadRegistry(QUERIES_DIR, await loadSqlParser());

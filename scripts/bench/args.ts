@@ -2,11 +2,16 @@
 
 export const USAGE =
   'usage: npm run bench -- [--quick] [--rows N] [--runs R] [--seconds S] [--warmup S] [--only logs,cached,refresh,growth,ingest] [--explain] [--profile]\n' +
+  '       npm run bench -- --engine clickhouse [--rows N[,N…]] [--runs R]   (chdb beside PostgreSQL on the same rows, at each --rows stage)\n' +
   '  --quick: the hot paths only (logs.all and cached usage.api-counts at 100k rows, 3 runs of 2 s), under 3 minutes; later options override it';
 export const PARTS = ['logs', 'cached', 'refresh', 'growth', 'ingest'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface Args {
+  /** `clickhouse`: the ClickHouse comparison (clickhouse.ts) instead of the service against its floors. */
+  engine: 'postgresql' | 'clickhouse';
+  /** Edge-row stages (`--rows 1000000,10000000`); `rows` is the last. */
+  stages: number[];
   rows: number;
   runs: number;
   seconds: number;
@@ -17,7 +22,7 @@ export interface Args {
 }
 
 export function parseArgs(argv: string[]): Args {
-  const args: Args = { rows: 1_000_000, runs: 5, seconds: 3, warmup: 2, only: new Set(PARTS), explain: false, profile: false };
+  const args: Args = { engine: 'postgresql', stages: [1_000_000], rows: 1_000_000, runs: 5, seconds: 3, warmup: 2, only: new Set(PARTS), explain: false, profile: false };
   for (let i = 0; i < argv.length; i++) {
     const [name, inline] = (argv[i] ?? '').split(/=(.*)/s, 2) as [string, string | undefined];
     const value = () => {
@@ -33,11 +38,21 @@ export function parseArgs(argv: string[]): Args {
     };
     switch (name) {
       case '--quick':
-        Object.assign(args, { rows: 100_000, runs: 3, seconds: 2, warmup: 1, only: new Set<Part>(['logs', 'cached']) });
+        Object.assign(args, { rows: 100_000, stages: [100_000], runs: 3, seconds: 2, warmup: 1, only: new Set<Part>(['logs', 'cached']) });
         break;
-      case '--rows':
-        args.rows = Math.floor(number(1));
+      case '--rows': {
+        const list = value().split(',').map((v) => Math.floor(Number(v)));
+        if (list.some((n) => !Number.isFinite(n) || n < 1) || list.some((n, i) => i > 0 && n <= list[i - 1]!)) throw new Error(`--rows needs increasing numbers ≥ 1\n${USAGE}`);
+        args.stages = list;
+        args.rows = list[list.length - 1]!;
         break;
+      }
+      case '--engine': {
+        const engine = value();
+        if (engine !== 'postgresql' && engine !== 'clickhouse') throw new Error(`--engine is postgresql or clickhouse, got "${engine}"\n${USAGE}`);
+        args.engine = engine;
+        break;
+      }
       case '--runs':
         args.runs = Math.floor(number(1));
         break;

@@ -20,6 +20,10 @@ export function jsonbText(text: string): string | null {
 
 const ESCAPES: Readonly<Record<string, string>> = Object.freeze({ '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' });
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const PLAIN_INTEGER = /^-?(?:0|[1-9]\d*)$/;
+const NON_ASCII = /[^\x00-\x7f]/;
+const NEEDS_ESCAPE = /["\\\x00-\x1f]/;
+const CONTROL = /[\x00-\x1f]/;
 
 class Reader {
   at = 0;
@@ -99,7 +103,10 @@ class Reader {
     while (end < this.text.length && this.text[end] !== '"') end += this.text[end] === '\\' ? 2 : 1;
     if (end >= this.text.length) throw new Error('not JSON');
     this.at = end + 1;
-    const value = JSON.parse(this.text.slice(start, end + 1)) as string;
+    const raw = this.text.slice(start + 1, end);
+    // Without escapes the text is the value (the common case: no parse, no copy).
+    const value = raw.includes('\\') ? (JSON.parse(this.text.slice(start, end + 1)) as string) : raw;
+    if (!raw.includes('\\') && CONTROL.test(raw)) throw new Error('not JSON: a control character in a string');
     if (value.includes('\u0000')) throw new Error('jsonb refuses \\u0000');
     return value;
   }
@@ -107,12 +114,15 @@ class Reader {
 
 /** jsonb's key order: shorter keys first, then byte order of their UTF-8. */
 function compareKeys(a: string, b: string): number {
+  // ASCII keys (nearly all): UTF-16 units are the bytes.
+  if (!NON_ASCII.test(a) && !NON_ASCII.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
   const x = Buffer.from(a, 'utf8');
   const y = Buffer.from(b, 'utf8');
   return x.length - y.length || Buffer.compare(x, y);
 }
 
 function quote(value: string): string {
+  if (!NEEDS_ESCAPE.test(value)) return `"${value}"`;
   let out = '"';
   for (const ch of value) {
     const escaped = ESCAPES[ch];
@@ -125,6 +135,7 @@ function quote(value: string): string {
 
 /** A JSON number as PostgreSQL's numeric prints it: the exponent applied, the scale kept, no -0. */
 function numericText(literal: string): string {
+  if (PLAIN_INTEGER.test(literal)) return literal === '-0' ? '0' : literal;
   const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal)!;
   const [, sign, int, frac = '', exp = '0'] = m;
   const e = Number(exp);

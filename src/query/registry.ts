@@ -7,7 +7,8 @@ import { parseParamDeclarations, REQUEST_KEYS, sampleValue, unknownParamPolicy, 
 import type { SqlParser } from './sandbox/sql-parser.ts';
 import type { Compat } from '../ops/config.ts';
 import { prepareSandbox, type SandboxTemplate } from './sandbox/stored-statement.ts';
-import { bindSql } from './sql-bind.ts';
+import { bindSql, type BoundSql } from './sql-bind.ts';
+import { splitClickHouseWith, withOnlyWhatIsRead, type ClickHouseWith } from './clickhouse-with.ts';
 import { composeSandboxed } from './sandbox/compose.ts';
 import { quoteIdent } from '../store/schema.ts';
 import { randomUUID } from 'node:crypto';
@@ -148,25 +149,21 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
       return undefined;
     }
   };
-  const statement = read(binding.suffix) ?? fail(`missing its statement ${basename(file, '.json')}${binding.suffix}${binding.suffix === '.sql' ? '' : ' (the stored query has no statement for this engine)'}`);
+  const statement = read(binding.suffix) ?? fail(`missing its statement ${basename(file, '.json')}${binding.suffix}${binding.dialect === 'postgresql' ? '' : ' (the stored query has no statement for this engine)'}`);
   // ClickHouse reads a backslash in a string literal as an escape, PostgreSQL does not: the binder
   // scans with PostgreSQL's rules, so a ClickHouse statement may not use one.
-  if (binding.suffix !== '.sql' && statement.text.includes('\\')) fail(`${statement.name}: a backslash is not allowed in a ClickHouse statement (ClickHouse and PostgreSQL read it differently)`);
+  if (binding.dialect === 'clickhouse' && statement.text.includes('\\')) fail(`${statement.name}: a backslash is not allowed in a ClickHouse statement (ClickHouse and PostgreSQL read it differently)`);
   let bound: { sql: string; names: readonly string[] };
   try {
     bound = bindSql(binding.prepare(statement.text, schema), (num, name) => (params[name] === undefined ? `@${name}` : binding.placeholder(num, params[name]!)));
   } catch (err) {
     return fail(`${statement.name}: ${(err as Error).message}`);
   }
-  // The PostgreSQL statement is what a caller's sql is composed with and what the other dialects
-  // must agree with (the same parameters).
   let sandbox: SandboxTemplate | null = null;
-  if (binding.suffix !== '.sql') {
-    const pgText = read('.sql');
-    if (pgText !== undefined) {
-      const pgNames = [...bindSql(pgText.text).names].sort().join(', ');
-      if (pgNames !== [...bound.names].sort().join(', ')) fail(`${statement.name} uses parameters ${[...bound.names].sort().join(', ')} but ${pgText.name} uses ${pgNames}`);
-    }
+  // What a stored call runs: on ClickHouse, the statement with only the CTEs its final SELECT reads.
+  let runSql = bound.sql;
+  if (binding.dialect === 'clickhouse') {
+    runSql = clickhouseStatement(bound, read('.sql'), statement.name, parser, fail);
   } else if (def.sandboxing === true) {
     try {
       sandbox = prepareSandbox(parser, bound.sql);
@@ -208,14 +205,42 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     paramOrder: Object.freeze(declared),
     regexParam: declared.find((n) => params[n]?.type === 'regex'),
     columns: Object.freeze({ ...(columns as Record<string, ColumnType>) }),
-    boundSql: bound.sql,
+    boundSql: runSql,
     bindOrder: Object.freeze([...bound.names]),
     bindValues,
     jsonColumns: new Set(Object.entries(columns as Record<string, ColumnType>).filter(([, t]) => t === 'object' || t === 'array').map(([c]) => c)),
-    limitedSql: limit.wrap(bound.sql),
+    limitedSql: limit.wrap(runSql),
     probes: Object.freeze(probes.map((p) => Object.freeze({ sql: p.sql, params: Object.freeze(p.params) }))),
     file,
   });
+}
+
+/**
+ * A ClickHouse statement checked against the PostgreSQL one beside it (the same parameters; every
+ * CTE it defines is one of PostgreSQL's, which may have more for its rollup), returned with only
+ * the CTEs its final SELECT reads: ClickHouse analyses every CTE it is sent.
+ */
+function clickhouseStatement(bound: BoundSql, pg: { name: string; text: string } | undefined, name: string, parser: SqlParser, fail: (problem: string) => never): string {
+  let split: ClickHouseWith;
+  try {
+    split = splitClickHouseWith(bound.sql);
+  } catch (err) {
+    return fail(`${name}: ${(err as Error).message}`);
+  }
+  if (pg !== undefined) {
+    const pgBound = bindSql(pg.text);
+    const names = (list: readonly string[]) => [...list].sort().join(', ');
+    if (names(pgBound.names) !== names(bound.names)) fail(`${name} uses parameters ${names(bound.names)} but ${pg.name} uses ${names(pgBound.names)}`);
+    let pgCtes: readonly string[] | undefined;
+    try {
+      pgCtes = prepareSandbox(parser, pgBound.sql).cteNames;
+    } catch {
+      pgCtes = undefined; // a PostgreSQL statement that is not one WITH … SELECT: nothing to compare
+    }
+    const extra = pgCtes === undefined ? [] : split.ctes.map((c) => c.name).filter((c) => !pgCtes.includes(c));
+    if (extra.length > 0) fail(`${name} defines CTE(s) ${extra.join(', ')} that ${pg.name} does not: a caller's sql would read different tables on each engine`);
+  }
+  return withOnlyWhatIsRead(split);
 }
 
 /** The fields a stored query's `.json` may have (docs/stored-queries.md). */

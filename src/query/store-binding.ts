@@ -9,6 +9,7 @@ import { clickhouseTimestamp } from '../store/clickhouse/timestamps.ts';
 import type { ParamSpec } from './params.ts';
 
 export interface StoreBinding {
+  readonly dialect: StoreDialect;
   /** The file of a stored query's statement in this dialect. */
   readonly suffix: string;
   /** The statement as written → as run: ClickHouse files name the log database `{db}`. */
@@ -24,12 +25,14 @@ const CLICKHOUSE_TYPES: Readonly<Record<ParamSpec['type'], string>> = Object.fre
 
 export const STORE_BINDINGS: Readonly<Record<StoreDialect, StoreBinding>> = Object.freeze({
   postgresql: Object.freeze({
+    dialect: 'postgresql',
     suffix: '.sql',
     prepare: (text: string) => text,
     placeholder: (num: number) => `$${num}`,
     value: (_spec: ParamSpec, value: string | null) => value,
   }),
   clickhouse: Object.freeze({
+    dialect: 'clickhouse',
     suffix: '.clickhouse.sql',
     // LOG_SCHEMA is a validated identifier (config.ts); a value never goes here.
     prepare: (text: string, schema: string) => text.replaceAll('{db}', `\`${schema}\``),

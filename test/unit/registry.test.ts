@@ -98,12 +98,18 @@ test('on ClickHouse: the shipped queries bind {pN:Type} from the declarations, {
   assert.deepEqual(logs.bindValues({ project: 'p', iso_timestamp_start: '2026-11-22T12:15:30.1234567+02:00', iso_timestamp_end: null }), ['p', '2026-11-22 10:15:30.123457', null]);
   assert.equal(logs.sandbox, null, 'caller sql is not composed on ClickHouse yet');
   assert.deepEqual([...logs.jsonColumns], ['metadata']);
+  // Only the CTE the final SELECT reads is sent: ClickHouse analyses every CTE it gets.
+  assert.match(logs.boundSql, /^with\nedge_logs as \(/);
+  for (const unread of ['postgres_logs', 'auth_logs', 'function_logs', 'pgbouncer_logs']) assert.ok(!logs.boundSql.includes(`${unread} as (`), unread);
+  assert.match(r.lookup('usage.api-counts')!.boundSql, /\(select now64\(6, 'UTC'\)\) as anchor,[\s\S]*requests as \(/);
 });
 
 const CH_BAD: [name: string, files: Record<string, string>, message: RegExp][] = [
   ['no statement for the engine', { 'a.b.sql': 'select @p' }, /missing its statement a\.b\.clickhouse\.sql \(the stored query has no statement for this engine\)/],
-  ['files disagree on parameters', { 'a.b.sql': 'select @p', 'a.b.clickhouse.sql': 'select 1' }, /a\.b\.clickhouse\.sql uses parameters {2}but a\.b\.sql uses p|declares parameter\(s\) never used in a\.b\.clickhouse\.sql/],
+  ['files disagree on parameters', { 'a.b.sql': 'with x as (select @p as v) select v from x', 'a.b.clickhouse.sql': 'with x as (select 1 as v) select v from x' }, /a\.b\.clickhouse\.sql uses parameters {2}but a\.b\.sql uses p/],
   ['a backslash ClickHouse would read as an escape', { 'a.b.sql': 'select @p', 'a.b.clickhouse.sql': "select @p, 'a\\'" }, /a backslash is not allowed in a ClickHouse statement/],
+  ['a WITH clause without its final SELECT', { 'a.b.sql': 'select @p', 'a.b.clickhouse.sql': 'with x as (select @p)' }, /a\.b\.clickhouse\.sql: the WITH clause has no final SELECT/],
+  ['a CTE PostgreSQL does not define', { 'a.b.sql': 'with x as (select @p as v) select v from x', 'a.b.clickhouse.sql': 'with y as (select @p as v) select v from y' }, /a\.b\.clickhouse\.sql defines CTE\(s\) y that a\.b\.sql does not/],
 ];
 for (const [name, files, message] of CH_BAD) {
   test(`on ClickHouse, start-up refuses a stored query: ${name}`, () => {

@@ -1,0 +1,121 @@
+/**
+ * The WITH clause of a stored ClickHouse statement, read token by token (libpg-query cannot parse
+ * ClickHouse): its scalar aliases (`(select now64(6, 'UTC')) as anchor`), its CTEs by name, and the
+ * final SELECT. The registry checks the CTE names against the PostgreSQL statement's and sends a
+ * stored call only the CTEs its final SELECT reads (each costs ClickHouse analysis time, read or not).
+ * Statements here are ours (sql/queries), never a caller's.
+ */
+
+export interface ClickHouseWith {
+  /** `expr as name` items, in order, as written. */
+  readonly aliases: readonly string[];
+  /** `name as ( … )` items, in order: each one's name and text as written. */
+  readonly ctes: readonly { readonly name: string; readonly text: string }[];
+  /** From the top-level SELECT to the end. */
+  readonly final: string;
+}
+
+interface Tok {
+  kind: 'word' | 'quoted' | 'string' | 'punct' | 'other';
+  text: string;
+  start: number;
+  end: number;
+}
+
+/** Split `text` (a statement without WITH is all final SELECT); throws naming what it cannot read. */
+export function splitClickHouseWith(text: string): ClickHouseWith {
+  const tokens = lex(text);
+  const word = (t: Tok | undefined, w: string) => t?.kind === 'word' && t.text.toLowerCase() === w;
+  if (!word(tokens[0], 'with')) return { aliases: [], ctes: [], final: text };
+  const aliases: string[] = [];
+  const ctes: { name: string; text: string }[] = [];
+  let i = 1;
+  for (;;) {
+    const first = tokens[i];
+    if (first === undefined) throw new Error('the WITH clause has no final SELECT');
+    const itemStart = first.start;
+    const isCte = (first.kind === 'word' || first.kind === 'quoted') && word(tokens[i + 1], 'as') && tokens[i + 2]?.text === '(';
+    // To the item's end: a comma or the final SELECT at depth 0.
+    let depth = 0;
+    let j = i;
+    for (; j < tokens.length; j++) {
+      const t = tokens[j]!;
+      if (t.text === '(') depth++;
+      else if (t.text === ')') depth--;
+      else if (depth === 0 && (t.text === ',' || (word(t, 'select') && j > i))) break;
+    }
+    if (j >= tokens.length) throw new Error('the WITH clause has no final SELECT');
+    const itemText = text.slice(itemStart, tokens[j - 1]!.end);
+    if (isCte) ctes.push({ name: unquote(first), text: itemText });
+    else aliases.push(itemText);
+    if (tokens[j]!.text === ',') {
+      i = j + 1;
+      continue;
+    }
+    return { aliases, ctes, final: text.slice(tokens[j]!.start) };
+  }
+}
+
+/**
+ * The statement with only the CTEs the final SELECT reads, directly or through other kept CTEs.
+ * A CTE counts as read where its name appears as a name token: over-keeping costs time, never rows.
+ */
+export function withOnlyWhatIsRead(w: ClickHouseWith): string {
+  const names = (s: string) => new Set(lex(s).filter((t) => t.kind === 'word' || t.kind === 'quoted').map(unquote));
+  const needed = new Set<string>();
+  const visit = (s: string) => {
+    for (const n of names(s)) {
+      const cte = w.ctes.find((c) => c.name === n);
+      if (cte && !needed.has(n)) {
+        needed.add(n);
+        visit(cte.text.slice(cte.text.indexOf('(')));
+      }
+    }
+  };
+  visit(w.final);
+  for (const a of w.aliases) visit(a);
+  const items = [...w.aliases, ...w.ctes.filter((c) => needed.has(c.name)).map((c) => c.text)];
+  return items.length === 0 ? w.final : `with\n${items.join(',\n')}\n${w.final}`;
+}
+
+function unquote(t: Tok): string {
+  return t.kind === 'quoted' ? t.text.slice(1, -1) : t.text;
+}
+
+/** ClickHouse tokens, enough for the structure above: comments skipped, literals whole. */
+function lex(text: string): Tok[] {
+  const out: Tok[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    const start = i;
+    if (/\s/.test(c)) {
+      i++;
+    } else if (c === '-' && text[i + 1] === '-') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      if (end < 0) throw new Error(`unterminated comment at offset ${i}`);
+      i = end + 2;
+    } else if (c === "'" || c === '"' || c === '`') {
+      // Stored ClickHouse statements may not hold a backslash (registry.ts): a quote ends a literal
+      // unless doubled.
+      i++;
+      for (;;) {
+        if (i >= text.length) throw new Error(`unterminated literal at offset ${start}`);
+        if (text[i] === c && text[i + 1] === c) i += 2;
+        else if (text[i] === c) break;
+        else i++;
+      }
+      i++;
+      out.push({ kind: c === "'" ? 'string' : 'quoted', text: text.slice(start, i), start, end: i });
+    } else if (/[A-Za-z_]/.test(c)) {
+      while (i < text.length && /[A-Za-z0-9_]/.test(text[i]!)) i++;
+      out.push({ kind: 'word', text: text.slice(start, i), start, end: i });
+    } else {
+      i++;
+      out.push({ kind: c === '(' || c === ')' || c === ',' ? 'punct' : 'other', text: c, start, end: i });
+    }
+  }
+  return out;
+}

@@ -18,6 +18,30 @@ export function jsonbText(text: string): string | null {
   }
 }
 
+/**
+ * The same text for a value JSON.parse made (ingest's rows): no second tokenising of text that was
+ * a JS value a moment ago. What JSON.stringify would drop (undefined, functions) is dropped; a
+ * number prints as numeric would print JSON.stringify's digits.
+ */
+export function jsonbOfValue(v: unknown): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return quote(v);
+    case 'number':
+      return Number.isFinite(v) ? numericText(JSON.stringify(v)) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object': {
+      if (Array.isArray(v)) return `[${v.map((item) => (item === undefined || typeof item === 'function' ? 'null' : jsonbOfValue(item))).join(', ')}]`;
+      const keys = Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined && typeof (v as Record<string, unknown>)[k] !== 'function').sort(compareKeys);
+      return `{${keys.map((k) => `${quote(k)}: ${jsonbOfValue((v as Record<string, unknown>)[k])}`).join(', ')}}`;
+    }
+    default:
+      return 'null';
+  }
+}
+
 const ESCAPES: Readonly<Record<string, string>> = Object.freeze({ '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' });
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const PLAIN_INTEGER = /^-?(?:0|[1-9]\d*)$/;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
-import { jsonbText } from '../../src/store/jsonb-text.ts';
+import { jsonbOfValue, jsonbText } from '../../src/store/jsonb-text.ts';
 
 const VALID = [
   '{"b":1,"a":2,"aa":[1,2.50,1e2,-0,1.23e-2,0.0,-0.0,1E+2,12e-1,100e-2,5e0,-12,0]}',
@@ -40,6 +40,12 @@ for (const input of [...VALID, ...INVALID]) {
       expected = null;
     }
     assert.equal(jsonbText(input), expected);
+    // Ingest's path: from the value JSON.parse made, as PostgreSQL stores that value's JSON.stringify.
+    if (expected !== null) {
+      const value: unknown = JSON.parse(input);
+      const stored = (await db.query<{ t: string }>('select $1::jsonb::text as t', [JSON.stringify(value)])).rows[0]!.t;
+      assert.equal(jsonbOfValue(value), stored);
+    }
     assert.equal(expected === null, INVALID.includes(input), 'the table says which inputs PostgreSQL refuses');
   });
 }

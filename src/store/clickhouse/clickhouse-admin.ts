@@ -5,7 +5,7 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { DemoColumns } from '../demo/demo-data.ts';
-import { jsonbText } from '../jsonb-text.ts';
+import { jsonbOfValue, jsonbText } from '../jsonb-text.ts';
 import { clickhouseSchema, type ClickHouseSchemaOptions } from './schema.ts';
 import { clickhouseTimestamp } from './timestamps.ts';
 import type { LogTable } from '../schema.ts';
@@ -14,11 +14,14 @@ export async function applyClickHouseSchema(admin: ClickHouseClient, o: ClickHou
   for (const statement of clickhouseSchema(o)) await admin.command({ query: statement });
 }
 
-/** One row as the tables take it: `metadata` (JSON text of an object) as jsonb prints it, the timestamp in ClickHouse's form. */
-export function clickhouseRow(id: string, timestamp: string, event_message: string, project: string | null, metadataJson: string): Record<string, unknown> {
-  const metadata = jsonbText(metadataJson);
-  if (metadata === null || !metadata.startsWith('{')) throw new Error(`row ${id}: metadata is not a JSON object`);
-  return { id, timestamp: clickhouseTimestamp(timestamp), event_message, project, metadata };
+/**
+ * One row as the tables take it: `metadata` (JSON text of an object, or the object itself) as jsonb
+ * prints it, the timestamp in ClickHouse's form.
+ */
+export function clickhouseRow(id: string, timestamp: string, event_message: string, project: string | null, metadata: string | Record<string, unknown>): Record<string, unknown> {
+  const text = typeof metadata === 'string' ? jsonbText(metadata) : jsonbOfValue(metadata);
+  if (text === null || !text.startsWith('{')) throw new Error(`row ${id}: metadata is not a JSON object`);
+  return { id, timestamp: clickhouseTimestamp(timestamp), event_message, project, metadata: text };
 }
 
 /** Insert rows (columns as the demo generator makes them) in batches; returns the rows inserted. */

@@ -32,6 +32,9 @@ export interface ClickHouseEngineOptions {
  * ClickHouse's default differs (NULL for an unmatched outer join and for an aggregate of no rows, a
  * column's name over an alias's), and 64-bit integers quoted so they reach JSON exactly.
  */
+/** ClickHouse's TOO_MANY_ROWS_OR_BYTES, as the client reports it: max_result_bytes was passed. */
+const RESULT_OVERFLOW = '396';
+
 const SESSION_SETTINGS = Object.freeze({
   date_time_output_format: 'simple',
   output_format_json_quote_64bit_integers: 1,
@@ -86,7 +89,8 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
         return row;
       });
     } catch (err) {
-      const mapped = fromClickHouse(err);
+      // Past max_result_bytes: the same answer as PostgreSQL's engines give (result_too_large).
+      const mapped = (err as { code?: unknown } | null)?.code === RESULT_OVERFLOW ? resultTooLarge(o.maxResultBytes) : fromClickHouse(err);
       // chdb: a statement that failed after its output began (an error while rows stream, its
       // timeout, a KILL) leaves that output on the connection, where the next statement's answer
       // would begin with it, and a killed one runs on until it notices: a throwaway statement takes

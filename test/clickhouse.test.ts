@@ -207,6 +207,16 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
     assert.ok(slow.p50Ms > 600, `the flood did queue (p50 ${slow.p50Ms.toFixed(0)} ms)`);
   });
 
+  test('past MAX_RESULT_BYTES: result_too_large, as on PostgreSQL, and the next statement answers cleanly', async () => {
+    const small = await openChdb({ path: DATA_DIR, removeOnClose: false, schema: SCHEMA, retentionDays: null, seedRows: 0, statementTimeoutMs: TEST_STATEMENT_TIMEOUT_MS, maxResultBytes: 4096, responseShape: 'standard' });
+    try {
+      await assert.rejects(small.engine.query("SELECT repeat('x', 100) AS s FROM numbers(1000)", []), (err: { code?: string }) => err.code === 'RESULT_TOO_LARGE');
+      assert.deepEqual(await small.engine.query('SELECT 1 AS one', []), [{ one: 1 }]);
+    } finally {
+      await small.engine.close();
+    }
+  });
+
   test('a statement past its timeout stops with 57014 (the service\'s 504), and the engine answers the next one', async () => {
     const engine = stores[1]!.engine;
     await assert.rejects(engine.query('SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) % 7 = 1', [], { timeoutMs: 300 }), (err: { code?: string }) => err.code === '57014');

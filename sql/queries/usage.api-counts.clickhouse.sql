@@ -16,14 +16,15 @@ requests as (
     and match(e.request_url, @project)
 )
 select
-  c.at as timestamp,
+  formatDateTime(c.at, '%Y-%m-%dT%H:%i:%S.000000Z', 'UTC') as timestamp,
   c.rest as total_rest_requests,
   c.storage as total_storage_requests,
   c.auth as total_auth_requests,
   c.realtime as total_realtime_requests
 from (
   select
-    formatDateTime(multiIf(bucket = 'minute', toStartOfMinute(r.timestamp), bucket = 'hour', toStartOfHour(r.timestamp), toStartOfDay(r.timestamp)), '%Y-%m-%dT%H:%i:%S.000000Z', 'UTC') as at,
+    -- Grouped by the bucket's instant and written as text once per bucket, not once per row.
+    multiIf(bucket = 'minute', toStartOfMinute(r.timestamp), bucket = 'hour', toStartOfHour(r.timestamp), toStartOfDay(r.timestamp)) as at,
     countIf(position(r.path, '/rest') > 0) as rest,
     countIf(position(r.path, '/storage') > 0) as storage,
     countIf(position(r.path, '/auth') > 0) as auth,

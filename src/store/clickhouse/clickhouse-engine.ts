@@ -76,6 +76,9 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
           max_execution_time: timeoutMs / 1000,
           max_result_bytes: String(o.maxResultBytes),
           result_overflow_mode: 'throw',
+          // A server: the whole answer before its first byte, so an error while rows are produced
+          // is an HTTP error, not text after half a JSON document.
+          ...(o.embedded ? {} : { wait_end_of_query: 1 }),
         },
       });
       const text = await result.text();
@@ -94,7 +97,7 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
       // chdb: a statement that failed after its output began (an error while rows stream, its
       // timeout, a KILL) leaves that output on the connection, where the next statement's answer
       // would begin with it, and a killed one runs on until it notices: a throwaway statement takes
-      // both, and the turn is not given up before it has (reproduced; see docs/clickhouse.md).
+      // both, and the turn is not given up before it has (reproduced on chdb 3.4).
       if (o.embedded) await o.client.query({ query: 'SELECT 1', format: 'JSON' }).then((r) => r.text()).catch(() => {});
       throw mapped;
     } finally {

@@ -26,6 +26,13 @@ import { containerLines, vectorBatches } from './fixtures/vector-replay.ts';
 import { INGEST_TOKEN, post } from './behaviour/ingest.ts';
 import { queriesWithSlow, slowPath } from './support/slow-queries.ts';
 import { runLoad } from '../scripts/lib/load-driver.ts';
+import { readFileSync } from 'node:fs';
+import { ALLOWED } from './support/sandbox-cases.ts';
+import { TRANSLATED } from './support/bigquery-cases.ts';
+import { OTHER_REAL_QUERIES } from './fixtures/other-real-queries.ts';
+import { agreement, DIFFERS_ON_CLICKHOUSE, ORDERED_BY_MEASURE, REFUSED_ON_CLICKHOUSE } from './support/clickhouse-caller-cases.ts';
+
+const STUDIO_QUERIES = (JSON.parse(readFileSync(new URL('./fixtures/studio-queries.json', import.meta.url), 'utf8')) as { queries: { name: string; endpoint: string; params: Record<string, string>; sql?: string | null }[] }).queries;
 
 const DATA_DIR = mkdtempSync(join(tmpdir(), 'chdb-test-'));
 /**
@@ -181,10 +188,77 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
     assert.match(body.error.message, /Parameter "project" is not a valid regular expression/);
   });
 
-  test('caller sql on ClickHouse is a clear 400 until it is printed from the validated tree', async () => {
-    const res = await call(pairs.get('standard')!.ch.url, '/api/endpoints/query/logs.all?project=default&sql=select%201');
-    assert.equal(res.status, 400);
-    assert.match(((await res.json()) as { error: { message: string } }).error.message, /not available on the ClickHouse engine yet/);
+  /** Caller sql cases run on both engines: each answers alike, or is declared refused or different. */
+  const callerSqlTable = (title: string, shape: ResponseShape, cases: readonly (readonly [label: string, path: string])[], minimum: number) =>
+    test(title, async (t) => {
+      const outcomes = new Map<string, number>();
+      const failures: string[] = [];
+      for (const [label, path] of cases) {
+        const { pg, ch } = pairs.get(shape)!;
+        const [a, b] = await Promise.all([call(pg.url, path), call(ch.url, path)]);
+        const [pgAnswer, chAnswer] = [{ status: a.status, text: await a.text() }, { status: b.status, text: await b.text() }];
+        assert.ok(chAnswer.status < 500, `${label}: ClickHouse answered ${chAnswer.status}: ${chAnswer.text.slice(0, 300)}`);
+        const refused = REFUSED_ON_CLICKHOUSE[label];
+        let outcome: string;
+        if (refused !== undefined) {
+          assert.equal(chAnswer.status, 400, `${label} is declared refused on ClickHouse: ${chAnswer.text.slice(0, 300)}`);
+          assert.match(chAnswer.text, refused, label);
+          assert.match(chAnswer.text, /"invalid_sql"/, label);
+          outcome = 'refused (declared)';
+        } else if (DIFFERS_ON_CLICKHOUSE[label] !== undefined) {
+          outcome = 'differs (declared)';
+        } else {
+          outcome = agreement(pgAnswer, chAnswer, 1000, ORDERED_BY_MEASURE[label]);
+          if (!['same', 'same rows', 'same count', 'same error', 'both refuse', 'same measure'].includes(outcome)) failures.push(`${label}: ${outcome}`);
+        }
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      }
+      t.diagnostic(JSON.stringify(Object.fromEntries(outcomes)));
+      assert.deepEqual(failures, []);
+      assert.ok((outcomes.get('same') ?? 0) >= minimum, `at least ${minimum} byte-identical answers: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    });
+
+  const logsSql = (sql: string) => `/api/endpoints/query/logs.all?project=default&sql=${encodeURIComponent(sql)}`;
+  callerSqlTable('caller sql, the sandbox table (PostgreSQL dialect): the same answer on ClickHouse, or refused there by name as declared', 'standard', ALLOWED.map(([label, sql]) => [label, logsSql(sql)] as const), 15);
+  callerSqlTable('caller sql, the BigQuery translation table (COMPAT=logflare): the same answer on ClickHouse, or refused there by name as declared', 'logflare', TRANSLATED.map(([bq]) => [bq, logsSql(bq)] as const), 100);
+  const iso = (ms: number) => new Date(Date.now() - ms).toISOString();
+  const studioCalls = STUDIO_QUERIES.filter((c) => typeof c.sql === "string").map((c) => {
+    const params: Record<string, string> = {};
+    for (const [k, v] of Object.entries(c.params)) params[k] = v.replace('{{now-1h}}', iso(3_600_000));
+    params.sql = c.sql!.replace('{{now-7h}}', iso(7 * 3_600_000)).replace(/\{\{(\w+) row id\}\}/, 'tie-a');
+    return [c.name, `/api/endpoints/query/${c.endpoint}?${new URLSearchParams(params)}`] as const;
+  });
+  callerSqlTable(`Studio's ${studioCalls.length} sql calls and ${OTHER_REAL_QUERIES.length} other real queries (Logflare shape): the same answer on ClickHouse`, 'logflare', [...studioCalls, ...OTHER_REAL_QUERIES.map((q) => [q.name, logsSql(q.sql)] as const)], 20);
+
+  test('caller sql on ClickHouse: ordered answers in the same order, JSON printed as jsonb prints it, the columns typed as PostgreSQL types them', async () => {
+    for (const sql of [
+      'select id, timestamp, metadata from edge_logs order by timestamp desc, id limit 20',
+      "select id, metadata -> 'request' as request, metadata #> '{request,headers}' as headers from edge_logs order by timestamp, id",
+      "select count(*) as n, count(*) / 7 as q, count(*)::numeric / 7 as r, avg(length(event_message)) as a from edge_logs",
+      "select date_trunc('hour', timestamp) as h, count(*) as n from edge_logs group by 1 order by 1 desc nulls last",
+      "select id, (metadata -> 'request' ->> 'path') || '?' as p, metadata -> 'request' ->> 'url' ~ 'id=tie-[ab]' as ab from edge_logs where id like 't%' order by id",
+    ]) {
+      const [pg, ch, ps, cs] = await both('standard', logsSql(sql));
+      assert.equal(cs, 200, `${sql}: ${ch}`);
+      assert.equal(ps, 200, sql);
+      assert.equal(ch, pg, sql);
+    }
+  });
+
+  test('caller sql on ClickHouse: PostgreSQL\'s errors, not ClickHouse\'s answers (division by zero, a bad cast, RE2, a scalar subquery of two rows)', async () => {
+    for (const [sql, message] of [
+      ['select count(*) / 0 as x from edge_logs', /division by zero|ILLEGAL_DIVISION|Division by zero/i],
+      ['select 1.5 / 0 as x from edge_logs', /division by zero/i],
+      ["select 'x'::int as x", /as an integer|invalid input/i],
+      ["select event_message::bool as b from edge_logs", /boolean/i],
+      ["select id from edge_logs where event_message ~ '(a)\\1'", /regular expression|regexp|RE2|compile/i],
+      ['select (select id from edge_logs) as x', /more than one row/i],
+    ] as const) {
+      const res = await call(pairs.get('standard')!.ch.url, logsSql(sql));
+      const text = await res.text();
+      assert.equal(res.status, 400, `${sql}: ${text}`);
+      assert.match(text, message, sql);
+    }
   });
 
   test('chdb runs one statement at a time: a token flooding it with slow statements does not hold up another token (fair queue)', async () => {

@@ -61,22 +61,31 @@ export function splitClickHouseWith(text: string): ClickHouseWith {
  * A CTE counts as read where its name appears as a name token: over-keeping costs time, never rows.
  */
 export function withOnlyWhatIsRead(w: ClickHouseWith): string {
-  const names = (s: string) => new Set(lex(s).filter((t) => t.kind === 'word' || t.kind === 'quoted').map(unquote));
+  return withCtesFor(w, namesIn(w.final), w.final);
+}
+
+/**
+ * `final` (a SELECT of the service's printing) after the WITH clause's scalar aliases and the CTEs
+ * `read` names, with the CTEs those read in turn.
+ */
+export function withCtesFor(w: ClickHouseWith, read: Iterable<string>, final: string): string {
   const needed = new Set<string>();
-  const visit = (s: string) => {
-    for (const n of names(s)) {
+  const visit = (names: Iterable<string>) => {
+    for (const n of names) {
       const cte = w.ctes.find((c) => c.name === n);
       if (cte && !needed.has(n)) {
         needed.add(n);
-        visit(cte.text.slice(cte.text.indexOf('(')));
+        visit(namesIn(cte.text.slice(cte.text.indexOf('('))));
       }
     }
   };
-  visit(w.final);
-  for (const a of w.aliases) visit(a);
+  visit(read);
+  for (const a of w.aliases) visit(namesIn(a));
   const items = [...w.aliases, ...w.ctes.filter((c) => needed.has(c.name)).map((c) => c.text)];
-  return items.length === 0 ? w.final : `with\n${items.join(',\n')}\n${w.final}`;
+  return items.length === 0 ? final : `with\n${items.join(',\n')}\n${final}`;
 }
+
+const namesIn = (s: string): Set<string> => new Set(lex(s).filter((t) => t.kind === 'word' || t.kind === 'quoted').map(unquote));
 
 function unquote(t: Tok): string {
   return t.kind === 'quoted' ? t.text.slice(1, -1) : t.text;

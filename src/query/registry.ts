@@ -10,6 +10,7 @@ import { prepareSandbox, type SandboxTemplate } from './sandbox/stored-statement
 import { bindSql, type BoundSql } from './sql-bind.ts';
 import { splitClickHouseWith, withOnlyWhatIsRead, type ClickHouseWith } from './clickhouse-with.ts';
 import { composeSandboxed } from './sandbox/compose.ts';
+import { storedCteColumns } from './clickhouse/compose-clickhouse.ts';
 import { quoteIdent } from '../store/schema.ts';
 import { randomUUID } from 'node:crypto';
 import type { StoreDialect } from '../store/engine.ts';
@@ -163,7 +164,9 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
   // What a stored call runs: on ClickHouse, the statement with only the CTEs its final SELECT reads.
   let runSql = bound.sql;
   if (binding.dialect === 'clickhouse') {
-    runSql = clickhouseStatement(bound, read('.sql'), statement.name, parser, fail);
+    const ch = clickhouseStatement(bound, read('.sql'), statement.name, parser, fail);
+    runSql = ch.runSql;
+    if (def.sandboxing === true) sandbox = ch.sandbox ?? fail(`sandboxing is enabled but ${statement.name} has no PostgreSQL statement beside it to type its CTEs`);
   } else if (def.sandboxing === true) {
     try {
       sandbox = prepareSandbox(parser, bound.sql);
@@ -185,7 +188,7 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
   const probes = [{ sql: probeOf(bound.sql), params: samples }];
   if (sandbox !== null) {
     const everyCte = sandbox.cteNames.map((c) => `select 1 from ${quoteIdent(c)}`).join(' union all ');
-    probes.push({ sql: probeOf(composeSandboxed(sandbox, everyCte)), params: samples });
+    probes.push({ sql: probeOf(composeSandboxed(sandbox, everyCte).sql), params: samples });
   }
   return Object.freeze({
     id,
@@ -218,9 +221,10 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
 /**
  * A ClickHouse statement checked against the PostgreSQL one beside it (the same parameters; every
  * CTE it defines is one of PostgreSQL's, which may have more for its rollup), returned with only
- * the CTEs its final SELECT reads: ClickHouse analyses every CTE it is sent.
+ * the CTEs its final SELECT reads (ClickHouse analyses every CTE it is sent), and what composing
+ * caller sql needs: its CTEs, typed from the PostgreSQL statement's.
  */
-function clickhouseStatement(bound: BoundSql, pg: { name: string; text: string } | undefined, name: string, parser: SqlParser, fail: (problem: string) => never): string {
+function clickhouseStatement(bound: BoundSql, pg: { name: string; text: string } | undefined, name: string, parser: SqlParser, fail: (problem: string) => never): { runSql: string; sandbox: SandboxTemplate | undefined } {
   let split: ClickHouseWith;
   try {
     split = splitClickHouseWith(bound.sql);
@@ -239,8 +243,13 @@ function clickhouseStatement(bound: BoundSql, pg: { name: string; text: string }
     }
     const extra = pgCtes === undefined ? [] : split.ctes.map((c) => c.name).filter((c) => !pgCtes.includes(c));
     if (extra.length > 0) fail(`${name} defines CTE(s) ${extra.join(', ')} that ${pg.name} does not: a caller's sql would read different tables on each engine`);
+    if (pgCtes !== undefined) {
+      const ctes = storedCteColumns(parser, pgBound.sql, split.ctes.map((c) => c.name));
+      const sandbox: SandboxTemplate = Object.freeze({ parser, withText: '', cteNames: Object.freeze([...ctes.keys()]), orphanParams: Object.freeze([]), clickhouse: Object.freeze({ with: split, ctes }) });
+      return { runSql: withOnlyWhatIsRead(split), sandbox };
+    }
   }
-  return withOnlyWhatIsRead(split);
+  return { runSql: withOnlyWhatIsRead(split), sandbox: undefined };
 }
 
 /** The fields a stored query's `.json` may have (docs/stored-queries.md). */

@@ -52,6 +52,8 @@ export interface QueryOptions {
    * array columns): PostgreSQL says so by the column's type (jsonb), ClickHouse cannot.
    */
   jsonColumns?: ReadonlySet<string>;
+  /** Result columns that are timestamps without time zone, which ClickHouse's types cannot tell apart. */
+  timestampColumns?: ReadonlySet<string>;
 }
 
 /** A privileged handle for schema, seeding and test fixtures: never used on the request path. */

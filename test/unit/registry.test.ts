@@ -96,7 +96,13 @@ test('on ClickHouse: the shipped queries bind {pN:Type} from the declarations, {
   assert.match(logs.boundSql, /from `my_logs`\.edge_logs t/);
   assert.doesNotMatch(logs.boundSql, /@\w|\{db\}/);
   assert.deepEqual(logs.bindValues({ project: 'p', iso_timestamp_start: '2026-11-22T12:15:30.1234567+02:00', iso_timestamp_end: null }), ['p', '2026-11-22 10:15:30.123457', null]);
-  assert.equal(logs.sandbox, null, 'caller sql is not composed on ClickHouse yet');
+  // Caller sql is printed for ClickHouse over the stored CTEs, typed from the PostgreSQL statement's.
+  assert.deepEqual(logs.sandbox?.cteNames, ['edge_logs', 'postgres_logs', 'function_edge_logs', 'function_logs', 'auth_logs', 'realtime_logs', 'storage_logs', 'postgrest_logs', 'pgbouncer_logs']);
+  assert.deepEqual(logs.sandbox?.clickhouse?.ctes.get('edge_logs'), [
+    { name: 'id', type: 'text' }, { name: 'timestamp', type: 'timestamptz' }, { name: 'event_message', type: 'text' }, { name: 'metadata', type: 'jsonb' }, { name: 'identifier', type: 'text' },
+  ]);
+  const usage = r.lookup('usage.api-counts')!;
+  assert.deepEqual(usage.sandbox?.clickhouse?.ctes.get('requests'), [{ name: 'timestamp', type: 'timestamptz' }, { name: 'path', type: 'text' }]);
   assert.deepEqual([...logs.jsonColumns], ['metadata']);
   // Only the CTE the final SELECT reads is sent: ClickHouse analyses every CTE it gets.
   assert.match(logs.boundSql, /^with\nedge_logs as \(/);

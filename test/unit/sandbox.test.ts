@@ -20,7 +20,7 @@ select id, timestamp, event_message, metadata from edge_logs order by timestamp 
 
 function rejects(sql: string, message?: RegExp): void {
   assert.throws(
-    () => composeSandboxed(prepareStored(STORED), sql),
+    () => composeSandboxed(prepareStored(STORED), sql).sql,
     (err: unknown) => {
       assert.ok(err instanceof HttpError, `expected HttpError, got ${String(err)}`);
       assert.equal(err.code, 'invalid_sql');
@@ -48,7 +48,7 @@ describe('sandbox: hostile statements are rejected', () => {
   });
 
   test('the parser still works after the hostile inputs', () => {
-    assert.match(composeSandboxed(prepareStored(STORED), 'select 1 as one'), /select 1 as one/);
+    assert.match(composeSandboxed(prepareStored(STORED), 'select 1 as one').sql, /select 1 as one/);
   });
 });
 
@@ -73,26 +73,26 @@ describe('sandbox: legitimate statements compose and run', () => {
   assert.ok(ALLOWED.length >= 15);
   for (const [label, sql] of ALLOWED) {
     test(label, async () => {
-      const composed = composeSandboxed(prepareStored(STORED), sql);
+      const composed = composeSandboxed(prepareStored(STORED), sql).sql;
       assert.ok(composed.startsWith('-- three sources'), 'the stored WITH clause comes first');
       await db.query(composed, ['proj']);
     });
   }
 
   test("the caller reads the stored CTEs, so only the project's rows", async () => {
-    const result = await db.query<{ n: number }>(composeSandboxed(prepareStored(STORED), 'select count(*)::int as n from edge_logs'), ['proj']);
+    const result = await db.query<{ n: number }>(composeSandboxed(prepareStored(STORED), 'select count(*)::int as n from edge_logs').sql, ['proj']);
     assert.equal(result.rows[0]?.n, 2);
   });
 
   test("the caller's ORDER BY survives the wrapper", async () => {
-    const result = await db.query<{ id: string }>(composeSandboxed(prepareStored(STORED), 'select id from edge_logs order by timestamp asc'), ['proj']);
+    const result = await db.query<{ id: string }>(composeSandboxed(prepareStored(STORED), 'select id from edge_logs order by timestamp asc').sql, ['proj']);
     assert.deepEqual(result.rows.map((r) => r.id), ['edge_logs-1', 'edge_logs-2']);
   });
 
   test('a param used only by the dropped final SELECT is still bound', async () => {
     const stored = 'with edge_logs as (select id, timestamp from edge_logs where project = $1) select * from edge_logs limit $2::int';
     assert.deepEqual(prepareStored(stored).orphanParams, [2]);
-    const result = await db.query(composeSandboxed(prepareStored(stored), 'select id from edge_logs'), ['proj', '5']);
+    const result = await db.query(composeSandboxed(prepareStored(stored), 'select id from edge_logs').sql, ['proj', '5']);
     assert.equal(result.rows.length, 2);
   });
 });
@@ -109,7 +109,7 @@ describe('sandbox: stored statements', () => {
     const template = prepareStored(stored);
     assert.deepEqual(template.cteNames, ['t', 'Quoted']);
     assert.match(template.withText, /as not materialized \(select \$1::text as p\)$/);
-    assert.match(composeSandboxed(prepareStored(stored), 'select * from "Quoted", t'), /\) as sandboxed$/);
+    assert.match(composeSandboxed(prepareStored(stored), 'select * from "Quoted", t').sql, /\) as sandboxed$/);
   });
 
   test('a stored statement that is not a WITH … SELECT is a definition error', () => {

@@ -48,7 +48,7 @@ export function bigQueryDialect(parser: SqlParser): Dialect {
     compose(template: SandboxTemplate, sql: string): Composed {
       const { text, ms } = translate(template, sql);
       try {
-        return { sql: composeSandboxed(template, text, MAX_TRANSLATED_TOKENS), translateMs: ms };
+        return { ...composeSandboxed(template, text, MAX_TRANSLATED_TOKENS), translateMs: ms };
       } catch (err) {
         // Positions in this message count in the translation, so quote it.
         if (!(err instanceof HttpError)) throw err;

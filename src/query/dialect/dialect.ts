@@ -11,6 +11,10 @@ export interface Composed {
   sql: string;
   /** Milliseconds spent translating; undefined when nothing was translated (PostgreSQL, or a memo hit). */
   translateMs: number | undefined;
+  /** Output columns holding JSON text (ClickHouse, where the column type cannot say so). */
+  jsonColumns?: ReadonlySet<string>;
+  /** Output columns that are timestamps without time zone (ClickHouse). */
+  timestampColumns?: ReadonlySet<string>;
 }
 
 export interface Dialect {
@@ -21,5 +25,5 @@ export interface Dialect {
 
 export const POSTGRESQL: Dialect = Object.freeze({
   name: 'postgresql',
-  compose: (template: SandboxTemplate, sql: string): Composed => ({ sql: composeSandboxed(template, sql), translateMs: undefined }),
+  compose: (template: SandboxTemplate, sql: string): Composed => ({ ...composeSandboxed(template, sql), translateMs: undefined }),
 });

@@ -131,7 +131,7 @@ function onlyRelation(select: Json, fail: (what: string, at: unknown) => never, 
 }
 
 /** The column name PostgreSQL gives a SELECT item (parser/parse_target.c, FigureColname). */
-function outputName(res: Json): string {
+export function outputName(res: Json): string {
   if (typeof res['name'] === 'string') return res['name'];
   return figure(res['val']) ?? '?column?';
 }

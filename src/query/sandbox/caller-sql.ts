@@ -12,6 +12,8 @@ import { Walker } from './walker.ts';
 export interface CheckedSql {
   text: string;
   startByte: number;
+  /** The validated SELECT's parse tree (locations are byte offsets in the text checked). */
+  select: Json;
 }
 
 /** Validate caller SQL against the stored CTE names; throws `invalid_sql` when refused. */
@@ -34,7 +36,7 @@ export function checkCallerSql(parser: SqlParser, sql: string, storedNames: read
   const startByte = Number(raw['stmt_location'] ?? 0);
   const len = Number(raw['stmt_len'] ?? 0); // 0 means "to the end of the string"
   const end = len > 0 ? startByte + len : bytes.length;
-  return { text: bytes.subarray(startByte, end).toString('utf8'), startByte };
+  return { text: bytes.subarray(startByte, end).toString('utf8'), startByte, select };
 }
 
 /**

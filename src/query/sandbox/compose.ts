@@ -3,6 +3,7 @@
  * `select * from ( … ) as sandboxed`. The composed text is parsed again and must still be one
  * SELECT with exactly the stored CTEs and the caller boxed in (see docs/sandbox.md).
  */
+import { composeForClickHouse } from '../clickhouse/compose-clickhouse.ts';
 import { checkCallerSql, checkTopLevel } from './caller-sql.ts';
 import { cteNamesOf, Locator, reject, wrapped, type Json, type Statements } from './sql-parser.ts';
 import type { SandboxTemplate } from './stored-statement.ts';
@@ -10,10 +11,11 @@ import { Walker } from './walker.ts';
 
 /**
  * Validate `callerSql` and return the statement to run: the stored WITH clause followed by
- * `select * from (<callerSql>) as sandboxed`. Throws `HttpError('invalid_sql')` when refused.
+ * `select * from (<callerSql>) as sandboxed` (on ClickHouse: the caller's SELECT printed for it). Throws `HttpError('invalid_sql')` when refused.
  * `maxTokens`: a translation's own budget (allow-lists.ts, MAX_TRANSLATED_TOKENS).
  */
-export function composeSandboxed(template: SandboxTemplate, callerSql: string, maxTokens?: number): string {
+export function composeSandboxed(template: SandboxTemplate, callerSql: string, maxTokens?: number): Sandboxed {
+  if (template.clickhouse !== undefined) return composeForClickHouse(template.parser, template.clickhouse, callerSql, maxTokens);
   const caller = checkCallerSql(template.parser, callerSql, template.cteNames, maxTokens);
   const head = `${template.withText}\nselect * from (\n`;
   // The newline before ")" ends a trailing "--" comment in the caller's text.
@@ -24,7 +26,14 @@ export function composeSandboxed(template: SandboxTemplate, callerSql: string, m
   const composed = head + caller.text + tail;
   const offset = caller.startByte - Buffer.byteLength(head);
   verifyComposed(composed, template, new Locator(callerSql, offset));
-  return composed;
+  return { sql: composed };
+}
+
+/** The statement to run; on ClickHouse also which output columns hold JSON text. */
+export interface Sandboxed {
+  readonly sql: string;
+  readonly jsonColumns?: ReadonlySet<string>;
+  readonly timestampColumns?: ReadonlySet<string>;
 }
 
 const OUTER_FIELDS: ReadonlySet<string> = new Set(['withClause', 'targetList', 'fromClause', 'whereClause', 'limitOption', 'op']);

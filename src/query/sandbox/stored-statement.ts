@@ -3,6 +3,7 @@
  * where its WITH clause ends, which CTEs it defines, which `$n` only its final SELECT uses.
  * Stored SQL is trusted (it ships with the service); a problem here is a definition error, not a 400.
  */
+import type { ClickHouseSandbox } from '../clickhouse/compose-clickhouse.ts';
 import { cteNamesOf, wrapped, type Json, type SqlParser, type Statements, type Token } from './sql-parser.ts';
 
 /** What composing caller SQL needs from a stored statement. */
@@ -15,6 +16,8 @@ export interface SandboxTemplate {
   readonly cteNames: readonly string[];
   /** `$n` used only by the dropped final SELECT; still referenced so the bind count matches. */
   readonly orphanParams: readonly number[];
+  /** On the ClickHouse engine: caller sql is printed for it (clickhouse/), with these stored CTEs. */
+  readonly clickhouse?: ClickHouseSandbox;
 }
 
 /** Analyse a stored (bound, `$n`) statement; throws a plain Error saying why it cannot be sandboxed. */

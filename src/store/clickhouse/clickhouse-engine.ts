@@ -46,7 +46,7 @@ const SESSION_SETTINGS = Object.freeze({
 
 export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
   const parsers = textParsers(o.responseShape ?? 'standard');
-  const noJson: ReadonlySet<string> = new Set();
+  const none: ReadonlySet<string> = new Set();
   let closed = false;
 
   /** Stop a statement the caller no longer waits for; chdb has no query_id, so its tag comment is matched. */
@@ -84,7 +84,7 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
       const text = await result.text();
       if (Buffer.byteLength(text) > o.maxResultBytes) throw resultTooLarge(o.maxResultBytes);
       const body = JSON.parse(text) as { meta: { name: string; type: string }[]; data: Record<string, unknown>[] };
-      const decoders = rowDecoders(body.meta, options.jsonColumns ?? noJson, parsers);
+      const decoders = rowDecoders(body.meta, { json: options.jsonColumns ?? none, timestamps: options.timestampColumns ?? none, printJson: options.stored !== true }, parsers);
       const names = body.meta.map((m) => m.name);
       return body.data.map((raw) => {
         const row: Row = {};

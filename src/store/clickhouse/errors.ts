@@ -15,6 +15,7 @@ const SQLSTATE: Readonly<Record<number, string>> = Object.freeze({
   6: '22P02', // CANNOT_PARSE_TEXT
   27: '22P02', // CANNOT_PARSE_INPUT_ASSERTION_FAILED
   41: '22007', // CANNOT_PARSE_DATETIME
+  38: '22007', // CANNOT_PARSE_DATE
   69: '22003', // ARGUMENT_OUT_OF_BOUND
   70: '22P02', // CANNOT_CONVERT_TYPE
   72: '22P02', // CANNOT_PARSE_NUMBER
@@ -35,6 +36,19 @@ const SQLSTATE: Readonly<Record<number, string>> = Object.freeze({
   209: '08006', // SOCKET_TIMEOUT
   210: '08006', // NETWORK_ERROR
   202: '53300', // TOO_MANY_SIMULTANEOUS_QUERIES
+  // What a printed caller statement can meet (clickhouse/emit-*.ts): PostgreSQL's errors raised
+  // with throwIf (division by zero, a bad boolean), and what ClickHouse refuses of a statement.
+  395: '22023', // FUNCTION_THROW_IF_VALUE_IS_NON_ZERO
+  125: '21000', // INCORRECT_RESULT_OF_SCALAR_SUBQUERY: more than one row
+  386: '42804', // NO_COMMON_TYPE
+  44: '42804', // ILLEGAL_COLUMN
+  36: '22023', // BAD_ARGUMENTS
+  215: '42803', // NOT_AN_AGGREGATE
+  184: '42803', // ILLEGAL_AGGREGATION
+  352: '42702', // AMBIGUOUS_COLUMN_NAME
+  179: '42712', // MULTIPLE_EXPRESSIONS_FOR_ALIAS
+  1: '0A000', // UNSUPPORTED_METHOD
+  48: '0A000', // NOT_IMPLEMENTED
 });
 
 /** An error from ClickHouse as the engine rethrows it: `code` a SQLSTATE, the ClickHouse code kept. */

@@ -6,13 +6,24 @@
  * in either response shape.
  */
 import { OID } from '../../query/encode.ts';
+import { jsonbText } from '../jsonb-text.ts';
 
 type Parsers = Readonly<Record<number, (text: string) => unknown>>;
 type Decode = (value: unknown) => unknown;
 
-/** Decoders for the columns of one result, decided once from its types. */
-export function rowDecoders(meta: readonly { name: string; type: string }[], jsonColumns: ReadonlySet<string>, parsers: Parsers): Decode[] {
-  return meta.map(({ name, type }) => decoderFor(bareType(type), jsonColumns.has(name), parsers));
+/**
+ * Decoders for the columns of one result, decided once from its types. `printJson`: JSON text that
+ * ClickHouse made (a caller's `->` minifies) is printed as jsonb prints it; stored text already is.
+ */
+export function rowDecoders(meta: readonly { name: string; type: string }[], columns: ColumnKinds, parsers: Parsers): Decode[] {
+  return meta.map(({ name, type }) => decoderFor(bareType(type), name, columns, parsers));
+}
+
+/** What a ClickHouse type cannot say about a column: JSON text, a timestamp without time zone. */
+export interface ColumnKinds {
+  readonly json: ReadonlySet<string>;
+  readonly timestamps: ReadonlySet<string>;
+  readonly printJson: boolean;
 }
 
 /** `Nullable(LowCardinality(String))` → `String`. */
@@ -25,12 +36,18 @@ function bareType(type: string): string {
   }
 }
 
+/** ClickHouse prints every fractional digit of a DateTime64; PostgreSQL drops trailing zeros (and a bare point). */
+const pgFraction = (text: string): string => (text.length > 19 && text.endsWith('0') ? text.replace(/\.?0+$/, '') : text);
+
 const nullable = (f: (text: string) => unknown): Decode => (v) => (v === null ? null : f(String(v)));
 
-function decoderFor(type: string, json: boolean, parsers: Parsers): Decode {
-  if (type.startsWith('DateTime')) return nullable((text) => parsers[OID.timestamptz]!(`${text}+00`));
+function decoderFor(type: string, name: string, columns: ColumnKinds, parsers: Parsers): Decode {
+  const json = columns.json.has(name);
+  const printJson = columns.printJson;
+  if (type.startsWith('DateTime') && columns.timestamps.has(name)) return nullable((text) => parsers[OID.timestamp]!(pgFraction(text)));
+  if (type.startsWith('DateTime')) return nullable((text) => parsers[OID.timestamptz]!(`${pgFraction(text)}+00`));
   if (/^U?Int(64|128|256)$/.test(type)) return nullable(parsers[OID.int8]!);
   if (type.startsWith('Decimal')) return nullable(parsers[OID.numeric]!);
-  if (type === 'String' && json) return nullable(parsers[OID.jsonb]!);
+  if (type === 'String' && json) return nullable(printJson ? (text) => parsers[OID.jsonb]!(jsonbText(text) ?? text) : parsers[OID.jsonb]!);
   return (v) => v;
 }

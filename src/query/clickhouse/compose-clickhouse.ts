@@ -1,0 +1,74 @@
+/**
+ * Caller `sql` on the ClickHouse engine (docs/clickhouse.md): validated exactly as on PostgreSQL
+ * (caller-sql.ts), then printed from its parse tree (emit-select.ts), never passed through, and
+ * composed with only the stored CTEs it reads. The stored CTEs' column types come from the
+ * PostgreSQL statement beside the ClickHouse one, typed by the same printer over the log tables.
+ */
+import { LOG_TABLES } from '../../store/schema.ts';
+import { withCtesFor, type ClickHouseWith } from '../clickhouse-with.ts';
+import { checkCallerSql } from '../sandbox/caller-sql.ts';
+import { HttpError } from '../../errors.ts';
+import { Locator, reject, wrapped, type Json, type SqlParser } from '../sandbox/sql-parser.ts';
+import { chIdent, type Column, type Printed } from './emit-types.ts';
+import { SelectPrinter } from './emit-select.ts';
+
+/** What composing caller sql on ClickHouse needs from a stored statement, decided at start-up. */
+export interface ClickHouseSandbox {
+  /** The stored ClickHouse statement's WITH clause. */
+  readonly with: ClickHouseWith;
+  /** Each stored CTE a caller may read, with its columns. */
+  readonly ctes: ReadonlyMap<string, readonly Column[]>;
+}
+
+/** The statement to run and the output columns that hold JSON. */
+export interface PrintedCall {
+  readonly sql: string;
+  readonly jsonColumns: ReadonlySet<string>;
+  /** Output columns that are timestamps without time zone (the Logflare shape prints them apart). */
+  readonly timestampColumns: ReadonlySet<string>;
+}
+
+export function composeForClickHouse(parser: SqlParser, sandbox: ClickHouseSandbox, callerSql: string, maxTokens?: number): PrintedCall {
+  const checked = checkCallerSql(parser, callerSql, [...sandbox.ctes.keys()], maxTokens);
+  const printer = new SelectPrinter(new Locator(callerSql), sandbox.ctes);
+  let printed: Printed;
+  try {
+    printed = printer.statement(checked.select);
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    // A tree the printer did not expect: refused, never run half-printed, never a 500.
+    return reject('sql could not be printed for the ClickHouse engine');
+  }
+  const final = `SELECT ${printed.columns.map((c) => `sandboxed.${chIdent(c.name)}`).join(', ')} FROM (\n${printed.sql}\n) AS sandboxed`;
+  return {
+    sql: withCtesFor(sandbox.with, printer.storedRead, final),
+    jsonColumns: new Set(printed.columns.filter((c) => c.type === 'jsonb').map((c) => c.name)),
+    timestampColumns: new Set(printed.columns.filter((c) => c.type === 'timestamp').map((c) => c.name)),
+  };
+}
+
+/** The log tables' columns (sql/schema.sql), what stored CTEs are typed from. */
+const LOG_COLUMNS: readonly Column[] = Object.freeze([
+  { name: 'id', type: 'text' }, { name: 'timestamp', type: 'timestamptz' }, { name: 'event_message', type: 'text' },
+  { name: 'project', type: 'text' }, { name: 'metadata', type: 'jsonb' },
+]);
+
+/**
+ * The columns of each CTE of the PostgreSQL statement `pgSql` that the ClickHouse statement also
+ * defines, typed by printing each CTE's SELECT list over the log tables; a column the printer cannot
+ * type (one computed with what callers cannot write) is `other`: readable, not computable.
+ */
+export function storedCteColumns(parser: SqlParser, pgSql: string, names: readonly string[]): Map<string, readonly Column[]> {
+  const select = wrapped(parser.parse(pgSql)[0]?.stmt, 'SelectStmt');
+  const base = new Map<string, readonly Column[]>(LOG_TABLES.map((t) => [t, LOG_COLUMNS]));
+  const out = new Map<string, readonly Column[]>();
+  for (const item of (select?.['withClause'] as Json | undefined)?.['ctes'] as unknown[] ?? []) {
+    const cte = wrapped(item, 'CommonTableExpr')!;
+    const name = String(cte['ctename']);
+    const columns = new SelectPrinter(new Locator(pgSql), base).targetTypes(wrapped(cte['ctequery'], 'SelectStmt') ?? {});
+    // A CTE read by later ones: its name now means it, as in PostgreSQL.
+    base.set(name, columns);
+    if (names.includes(name)) out.set(name, columns);
+  }
+  return out;
+}

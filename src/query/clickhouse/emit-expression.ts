@@ -1,0 +1,546 @@
+/**
+ * Expressions of a validated PostgreSQL parse tree printed as ClickHouse SQL with PostgreSQL's
+ * meaning (docs/clickhouse.md has the table): operators by operand type, JSON paths on `metadata`
+ * as JSONExtract calls with `->>`'s scalar rules, literals read as the type beside them, casts
+ * with PostgreSQL's errors. What it cannot print that way is refused by name and position.
+ */
+import { jsonbText } from '../../store/jsonb-text.ts';
+import { clickhouseTimestamp } from '../../store/clickhouse/timestamps.ts';
+import { nodeType, reject, stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
+import { chString, expr, isNumber, unsupported, type Column, type Expr, type IntervalTerm, type PgType, type Printed } from './emit-types.ts';
+import { callFunction } from './emit-functions.ts';
+
+/** What an expression can see: its FROM items' columns, subqueries, named windows, positions. */
+export interface ExprScope {
+  /** A column reference (`a`, `t.a`), printed qualified: ClickHouse lets an alias shadow a column. */
+  column(fields: readonly string[], at: string): Expr;
+  /** A subquery in this scope (printed by the statement emitter). */
+  subquery(select: Json): Printed;
+  /** A named window's definition (`WINDOW w AS (…)`), inlined where it is used. */
+  window(name: string, at: string): Json;
+  /** " at character N" for a parser location. */
+  at(location: unknown): string;
+}
+
+export class ExprEmitter {
+  constructor(readonly scope: ExprScope) {}
+
+  /** An expression; JSON and interval values stay unread until something reads them. */
+  emit(node: unknown): Expr {
+    const type = nodeType(node);
+    const body = type ? ((node as Json)[type] as Json) : {};
+    const at = this.scope.at(body['location']);
+    switch (type) {
+      case 'ColumnRef': return this.columnRef(body, at);
+      case 'A_Const': return constant(body, at);
+      case 'A_Expr': return this.operator(body, at);
+      case 'BoolExpr': return this.boolExpr(body);
+      case 'TypeCast': return this.cast(this.emit(body['arg']), body['typeName'] as Json, at);
+      case 'FuncCall': return callFunction(this, body, at);
+      case 'CaseExpr': return this.caseExpr(body, at);
+      case 'CoalesceExpr': return this.common('coalesce', body['args'] as unknown[], at);
+      case 'NullTest': {
+        const arg = this.value(body['arg']);
+        return expr(`(${arg.sql} ${body['nulltesttype'] === 'IS_NOT_NULL' ? 'IS NOT NULL' : 'IS NULL'})`, 'bool');
+      }
+      case 'BooleanTest': return this.booleanTest(body);
+      case 'SubLink': return this.subLink(body, at);
+      case 'SQLValueFunction': return sqlValueFunction(String(body['op']), at);
+      default: return unsupported(type ?? 'this expression', at);
+    }
+  }
+
+  /** An expression as a value: JSON paths read as JSON text, intervals refused. */
+  value(node: unknown): Expr {
+    return this.read(this.emit(node), this.scope.at(locationOf(node)));
+  }
+
+  read(e: Expr, at: string): Expr {
+    if (e.interval !== undefined) return unsupported('an interval as a value (add it to or subtract it from a timestamp)', at);
+    if (e.json === undefined || e.json.path.length === 0) return e;
+    const args = [e.json.root, ...e.json.path].join(', ');
+    return expr(`if(JSONHas(${args}), JSONExtractRaw(${args}), NULL)`, 'jsonb');
+  }
+
+  /** `e` read as `type`: literals converted here (never at run time), other values cast. */
+  as(e: Expr, type: PgType, at: string): Expr {
+    if (e.type === type || e.type === 'null') return this.read(e, at);
+    if (e.type === 'unknown') return literalAs(e.literal ?? '', type, at);
+    if (type === 'numeric' && e.type === 'int') return expr(`toFloat64(${e.sql})`, 'numeric');
+    // PostgreSQL's implicit casts between timestamps (a UTC session: the same instant) and from date.
+    if ((type === 'timestamptz' || type === 'timestamp') && (e.type === 'timestamptz' || e.type === 'timestamp' || e.type === 'date')) return expr(asTimestamp(e), type);
+    return unsupported(`comparing ${e.type} with ${type}`, at);
+  }
+
+  /** Two operands brought to one type, PostgreSQL's way: an untyped literal takes the other's type. */
+  pair(l: Expr, r: Expr, at: string): [Expr, Expr, PgType] {
+    let type: PgType;
+    if (l.type === 'unknown' && r.type === 'unknown') type = 'text';
+    else if (l.type === 'unknown' || l.type === 'null') type = r.type === 'null' ? 'text' : r.type;
+    else if (r.type === 'unknown' || r.type === 'null') type = l.type;
+    else if (isNumber(l.type) && isNumber(r.type)) type = l.type === 'int' && r.type === 'int' ? 'int' : 'numeric';
+    else type = l.type;
+    return [this.as(l, type, at), this.as(r, type, at), type];
+  }
+
+  private columnRef(body: Json, at: string): Expr {
+    const fields = body['fields'] as unknown[];
+    if (fields.some((f) => nodeType(f) !== 'String')) return unsupported('* in an expression', at);
+    return this.scope.column(stringList(fields), at);
+  }
+
+  private operator(body: Json, at: string): Expr {
+    const kind = String(body['kind']);
+    const name = stringList(body['name']).at(-1) ?? '';
+    switch (kind) {
+      case 'AEXPR_OP': return this.binary(name, body['lexpr'], body['rexpr'], at);
+      case 'AEXPR_LIKE':
+      case 'AEXPR_ILIKE': {
+        const [l, r] = this.pair(this.emit(body['lexpr']), this.emit(body['rexpr']), at);
+        if (l.type !== 'text') return unsupported(`LIKE on ${l.type}`, at);
+        const word = kind === 'AEXPR_LIKE' ? 'LIKE' : 'ILIKE';
+        return expr(`(${l.sql} ${name.startsWith('!') ? 'NOT ' : ''}${word} ${r.sql})`, 'bool');
+      }
+      case 'AEXPR_IN': {
+        const left = this.emit(body['lexpr']);
+        const items = listItems(body['rexpr']).map((n) => this.emit(n));
+        if (items.some((i) => i.type === 'null')) return unsupported('NULL in an IN list', at);
+        const typed = items.map((i) => this.pair(left, i, at));
+        const l = typed[0]![0];
+        return expr(`(${l.sql} ${name === '<>' ? 'NOT IN' : 'IN'} (${typed.map(([, r]) => r.sql).join(', ')}))`, 'bool');
+      }
+      case 'AEXPR_BETWEEN':
+      case 'AEXPR_NOT_BETWEEN': {
+        const [lo, hi] = listItems(body['rexpr']);
+        const x = this.emit(body['lexpr']);
+        const [a, l] = this.pair(x, this.emit(lo), at);
+        const [b, h] = this.pair(x, this.emit(hi), at);
+        const test = `(${a.sql} >= ${l.sql} AND ${b.sql} <= ${h.sql})`;
+        return expr(kind === 'AEXPR_BETWEEN' ? test : `(NOT ${test})`, 'bool');
+      }
+      case 'AEXPR_NULLIF': {
+        const [l, r] = this.pair(this.emit(body['lexpr']), this.emit(body['rexpr']), at);
+        return expr(`nullIf(${l.sql}, ${r.sql})`, l.type);
+      }
+      case 'AEXPR_DISTINCT':
+      case 'AEXPR_NOT_DISTINCT': {
+        const [l, r] = this.pair(this.emit(body['lexpr']), this.emit(body['rexpr']), at);
+        const distinct = `if(${l.sql} IS NULL OR ${r.sql} IS NULL, (${l.sql} IS NULL) != (${r.sql} IS NULL), ${l.sql} != ${r.sql})`;
+        return expr(kind === 'AEXPR_DISTINCT' ? distinct : `(NOT ${distinct})`, 'bool');
+      }
+      case 'AEXPR_OP_ANY':
+      case 'AEXPR_OP_ALL': return unsupported(`${name} ${kind === 'AEXPR_OP_ANY' ? 'ANY' : 'ALL'} (array)`, at);
+      default: return unsupported(kind.replace('AEXPR_', '').toLowerCase().replaceAll('_', ' '), at);
+    }
+  }
+
+  private binary(op: string, lnode: unknown, rnode: unknown, at: string): Expr {
+    if (lnode === undefined) return this.unary(op, this.emit(rnode), at);
+    const left = this.emit(lnode);
+    if (op === '->' || op === '->>' || op === '#>' || op === '#>>') return this.jsonPath(left, op, rnode, at);
+    const right = this.emit(rnode);
+    switch (op) {
+      case '=': case '<>': case '!=': case '<': case '>': case '<=': case '>=': {
+        const [l, r, type] = this.pair(left, right, at);
+        if (type === 'interval' || type === 'other') return unsupported(`comparing ${type} values`, at);
+        return expr(`(${l.sql} ${op === '<>' ? '!=' : op} ${r.sql})`, 'bool');
+      }
+      case '+': case '-': return this.additive(op, left, right, at);
+      case '*': case '/': case '%': {
+        const scaled = op === '*' ? this.scaledInterval(left, right, at) : undefined;
+        if (scaled !== undefined) return scaled;
+        const [l, r, type] = this.pair(left, right, at);
+        if (!isNumber(type)) return unsupported(`${op} on ${type}`, at);
+        if (op === '*') return expr(`(${l.sql} * ${r.sql})`, type);
+        // PostgreSQL divides integers exactly and refuses zero; ClickHouse's `/` is floating point
+        // and gives inf. intDiv and modulo refuse zero themselves (ILLEGAL_DIVISION).
+        if (type === 'int') return expr(op === '/' ? `intDiv(${l.sql}, ${r.sql})` : `modulo(${l.sql}, ${r.sql})`, 'int');
+        const divisor = `(${r.sql} + throwIf(${r.sql} = 0, 'division by zero'))`;
+        return expr(op === '/' ? `(${l.sql} / ${divisor})` : `modulo(${l.sql}, ${divisor})`, 'numeric');
+      }
+      case '||': {
+        const [l, r] = [this.textOperand(left, at), this.textOperand(right, at)];
+        return expr(`concat(${l}, ${r})`, 'text');
+      }
+      case '@>': return this.contains(left, right, at);
+      case '~': case '~*': case '!~': case '!~*': {
+        const [l, r] = this.pair(left, right, at);
+        if (l.type !== 'text') return unsupported(`${op} on ${l.type}`, at);
+        // RE2, not PostgreSQL's ARE: a pattern RE2 cannot compile is refused with a 400.
+        const pattern = op.endsWith('*') ? `concat('(?i)', ${r.sql})` : r.sql;
+        return expr(`(${op.startsWith('!') ? 'NOT ' : ''}match(${l.sql}, ${pattern}))`, 'bool');
+      }
+      default: return unsupported(`operator ${op}`, at);
+    }
+  }
+
+  private unary(op: string, arg: Expr, at: string): Expr {
+    const v = arg.type === 'unknown' ? literalAs(arg.literal ?? '', 'numeric', at) : this.read(arg, at);
+    if (!isNumber(v.type)) return unsupported(`unary ${op} on ${v.type}`, at);
+    if (op === '-') return expr(`(-${v.sql})`, v.type);
+    if (op === '+') return v;
+    if (op === '@') return expr(`abs(${v.sql})`, v.type);
+    return unsupported(`operator ${op}`, at);
+  }
+
+  /** `n * interval`: each term's count multiplied (BigQuery's `INTERVAL n HOUR` translates so). */
+  private scaledInterval(left: Expr, right: Expr, at: string): Expr | undefined {
+    const span = left.interval !== undefined || (left.type === 'interval' && left.literal !== undefined) ? left : right.interval !== undefined || (right.type === 'interval' && right.literal !== undefined) ? right : undefined;
+    if (span === undefined) return undefined;
+    const factor = this.as(span === left ? right : left, 'int', at);
+    const terms = span.interval ?? literalAs(span.literal ?? '', 'interval', at).interval!;
+    return { ...expr('', 'interval'), interval: terms.map((t) => ({ count: `(${t.count}) * (${factor.sql})`, unit: t.unit })) };
+  }
+
+  /** `+`/`-`: numbers, a timestamp and an interval, or two timestamps (their difference). */
+  private additive(op: '+' | '-', left: Expr, right: Expr, at: string): Expr {
+    const isTime = (t: PgType) => t === 'timestamptz' || t === 'timestamp' || t === 'date';
+    if (op === '-' && isTime(left.type) && (isTime(right.type) || right.type === 'unknown')) {
+      const r = right.type === 'unknown' ? literalAs(right.literal ?? '', left.type, at) : right;
+      return { ...expr('', 'interval'), micros: `(toUnixTimestamp64Micro(${asTimestamp(left)}) - toUnixTimestamp64Micro(${asTimestamp(r)}))` };
+    }
+    const timed = isTime(left.type) ? left : op === '+' && isTime(right.type) ? right : undefined;
+    const span = timed === left ? right : left;
+    if (timed !== undefined) {
+      const terms = span.interval ?? (span.type === 'unknown' || (span.type === 'interval' && span.literal !== undefined) ? literalAs(span.literal ?? '', 'interval', at).interval : undefined);
+      if (terms === undefined) return unsupported(`${timed.type} ${op} ${span.type}`, at);
+      return expr(`(${asTimestamp(timed)} ${terms.map((t) => `${op} toInterval${t.unit}(${t.count})`).join(' ')})`, timed.type === 'date' ? 'timestamp' : timed.type);
+    }
+    const [l, r, type] = this.pair(left, right, at);
+    if (!isNumber(type)) return unsupported(`${op} on ${type}`, at);
+    return expr(`(${l.sql} ${op} ${r.sql})`, type);
+  }
+
+  /** An operand of `||`: text as is; an integer or a boolean as PostgreSQL prints it. */
+  private textOperand(e: Expr, at: string): string {
+    const v = e.type === 'unknown' ? literalAs(e.literal ?? '', 'text', at) : this.read(e, at);
+    if (v.type === 'text' || v.type === 'null') return v.sql;
+    if (v.type === 'int') return `toString(${v.sql})`;
+    if (v.type === 'bool') return `if(${v.sql}, 'true', 'false')`;
+    return unsupported(`|| on ${v.type}`, at);
+  }
+
+  /** `->`, `->>`, `#>`, `#>>` on a JSON value, with a constant key, index or path. */
+  jsonPath(left: Expr, op: string, keyNode: unknown, at: string): Expr {
+    if (left.type !== 'jsonb') return unsupported(`${op} on ${left.type}`, at);
+    const base = left.json ?? { root: left.sql, path: [] };
+    const keys = op.startsWith('#') ? pathKeys(keyNode, at) : [jsonKey(keyNode, at)];
+    const json = { root: base.root, path: [...base.path, ...keys] };
+    return op.endsWith('>>') ? scalarText(json) : { sql: '', type: 'jsonb', json };
+  }
+
+  /** `json @> constant`: every member of the constant object is in the value, compared as jsonb compares. */
+  private contains(left: Expr, right: Expr, at: string): Expr {
+    const r = right.type === 'unknown' ? literalAs(right.literal ?? '', 'jsonb', at) : right;
+    if (left.type !== 'jsonb' || r.type !== 'jsonb' || r.literal === undefined) return unsupported('@> other than a JSON value containing a constant', at);
+    const base = left.json ?? { root: left.sql, path: [] };
+    const tests: string[] = [];
+    const walk = (value: unknown, path: readonly string[]): void => {
+      const args = [base.root, ...base.path, ...path].join(', ');
+      if (value === null) tests.push(`JSONType(${args}) = 'Null' AND JSONHas(${args})`);
+      else if (typeof value === 'string') tests.push(`JSONType(${args}) = 'String' AND JSONExtractString(${args}) = ${chString(value)}`);
+      else if (typeof value === 'boolean') tests.push(`JSONType(${args}) = 'Bool' AND JSONExtractBool(${args}) = ${value}`);
+      else if (typeof value === 'number') tests.push(`JSONType(${args}) IN ('Int64', 'UInt64', 'Double') AND JSONExtractFloat(${args}) = ${chString(String(value))}::Float64`);
+      else if (Array.isArray(value)) unsupported('@> with an array', at);
+      else {
+        tests.push(`JSONType(${args}) = 'Object'`);
+        for (const [k, v] of Object.entries(value as Record<string, unknown>)) walk(v, [...path, chString(k)]);
+      }
+    };
+    walk(JSON.parse(r.literal), []);
+    return expr(`(${tests.join(' AND ')})`, 'bool');
+  }
+
+  private boolExpr(body: Json): Expr {
+    const args = (body['args'] as unknown[]).map((a) => this.condition(a));
+    switch (body['boolop']) {
+      case 'AND_EXPR': return expr(`(${args.join(' AND ')})`, 'bool');
+      case 'OR_EXPR': return expr(`(${args.join(' OR ')})`, 'bool');
+      default: return expr(`(NOT ${args[0]})`, 'bool');
+    }
+  }
+
+  /** A boolean operand (WHERE, AND/OR/NOT, CASE WHEN, FILTER). */
+  condition(node: unknown): string {
+    const at = this.scope.at(locationOf(node));
+    const e = this.emit(node);
+    if (e.type === 'unknown') return literalAs(e.literal ?? '', 'bool', at).sql;
+    if (e.type !== 'bool' && e.type !== 'null') return unsupported(`a ${e.type} value as a condition`, at);
+    return e.sql;
+  }
+
+  private booleanTest(body: Json): Expr {
+    const x = this.condition(body['arg']);
+    const test: Record<string, string> = {
+      IS_TRUE: `(${x} IS NOT NULL AND ${x})`,
+      IS_NOT_TRUE: `(${x} IS NULL OR NOT ${x})`,
+      IS_FALSE: `(${x} IS NOT NULL AND NOT ${x})`,
+      IS_NOT_FALSE: `(${x} IS NULL OR ${x})`,
+      IS_UNKNOWN: `(${x} IS NULL)`,
+      IS_NOT_UNKNOWN: `(${x} IS NOT NULL)`,
+    };
+    return expr(test[String(body['booltesttype'])]!, 'bool');
+  }
+
+  private caseExpr(body: Json, at: string): Expr {
+    const subject = body['arg'] === undefined ? undefined : this.emit(body['arg']);
+    const whens = (body['args'] as unknown[]).map((w) => wrapped(w, 'CaseWhen')!);
+    const conditions = whens.map((w) => {
+      if (subject === undefined) return this.condition(w['expr']);
+      const [l, r] = this.pair(subject, this.emit(w['expr']), at);
+      return `${l.sql} = ${r.sql}`;
+    });
+    const results = [...whens.map((w) => w['result']), ...(body['defresult'] === undefined ? [] : [body['defresult']])];
+    const [typed, type] = this.unify(results, at);
+    const arms = conditions.map((c, i) => `WHEN ${c} THEN ${typed[i]!.sql}`).join(' ');
+    return expr(`(CASE ${arms}${body['defresult'] === undefined ? '' : ` ELSE ${typed.at(-1)!.sql}`} END)`, type);
+  }
+
+  /** `name(args)` over values of one type (COALESCE, and CASE's results). */
+  private common(name: string, args: unknown[], at: string): Expr {
+    const [typed, type] = this.unify(args, at);
+    return expr(`${name}(${typed.map((t) => t.sql).join(', ')})`, type);
+  }
+
+  /** Values resolved to one type, PostgreSQL's way: the first typed one wins, literals follow it. */
+  unify(nodes: readonly unknown[], at: string): [Expr[], PgType] {
+    const values = nodes.map((n) => this.emit(n));
+    const typed = values.find((v) => v.type !== 'unknown' && v.type !== 'null');
+    let type: PgType = typed?.type ?? (values.some((v) => v.type === 'unknown') ? 'text' : 'null');
+    if (values.some((v) => v.type === 'numeric') && values.every((v) => isNumber(v.type) || v.type === 'null')) type = 'numeric';
+    for (const v of values) {
+      if (v.type !== type && v.type !== 'unknown' && v.type !== 'null' && !(type === 'numeric' && v.type === 'int')) {
+        return unsupported(`mixing ${type} and ${v.type} values`, at);
+      }
+    }
+    return [values.map((v) => (type === 'null' ? v : this.as(v, type, at))), type];
+  }
+
+  private subLink(body: Json, at: string): Expr {
+    const sub = this.scope.subquery(wrapped(body['subselect'], 'SelectStmt') ?? {});
+    switch (body['subLinkType']) {
+      case 'EXISTS_SUBLINK': return expr(`exists(${sub.sql})`, 'bool');
+      case 'EXPR_SUBLINK': {
+        if (sub.columns.length !== 1) return unsupported('a scalar subquery with more than one column', at);
+        return expr(`(${sub.sql})`, sub.columns[0]!.type);
+      }
+      case 'ANY_SUBLINK': {
+        const op = stringList(body['operName']).at(-1) ?? '=';
+        if (op !== '=') return unsupported(`${op} ANY (subquery)`, at);
+        if (sub.columns.length !== 1) return unsupported('IN with a subquery of more than one column', at);
+        const left = this.as(this.emit(body['testexpr']), sub.columns[0]!.type, at);
+        return expr(`(${left.sql} IN (${sub.sql}))`, 'bool');
+      }
+      default: return unsupported(String(body['subLinkType']).replace('_SUBLINK', '').toLowerCase() + ' subquery', at);
+    }
+  }
+
+  /** `x::type`, `CAST(x AS type)`, `type 'literal'`: PostgreSQL's conversion and its errors. */
+  cast(input: Expr, typeName: Json, at: string): Expr {
+    const target = castTarget(typeName, at);
+    // varchar(n): an explicit cast cuts the text to n characters.
+    const length = stringList(typeName['names']).at(-1) === 'varchar' ? wrapped((typeName['typmods'] as unknown[] | undefined)?.[0], 'A_Const') : undefined;
+    if (length !== undefined) {
+      const text = this.cast(input, { names: typeName['names'] }, at);
+      return expr(`leftUTF8(${text.sql}, ${Number((length['ival'] as Json | undefined)?.['ival'] ?? 0)})`, 'text');
+    }
+    if (input.type === 'unknown') return literalAs(input.literal ?? '', target, at);
+    if (input.type === 'null') return expr('NULL', target);
+    const e = input.type === 'jsonb' && input.json !== undefined && target !== 'jsonb' ? input : this.read(input, at);
+    if (e.type === target) return this.read(e, at);
+    const x = e.sql;
+    switch (`${e.type}>${target}`) {
+      case 'int>text': return expr(`toString(${x})`, 'text');
+      case 'bool>text': return expr(`if(${x}, 'true', 'false')`, 'text');
+      case 'jsonb>text':
+        // The stored column holds jsonb's text already; a value read out of it would be minified.
+        if (e.json === undefined) return expr(x, 'text');
+        return unsupported('a JSON value read out of a column cast to text (use ->> for its text)', at);
+      case 'text>int': return expr(`toInt64(${x})`, 'int');
+      case 'numeric>int': return expr(`toInt64(if(${x} < 0, -floor(-${x} + 0.5), floor(${x} + 0.5)))`, 'int');
+      case 'bool>int': return expr(`toInt64(${x})`, 'int');
+      case 'text>numeric': return expr(`toFloat64(${x})`, 'numeric');
+      case 'int>numeric': return expr(`toFloat64(${x})`, 'numeric');
+      case 'text>bool': return textToBool(x);
+      case 'int>bool': return expr(`(${x} != 0)`, 'bool');
+      case 'timestamptz>timestamp': return expr(x, 'timestamp');
+      case 'timestamp>timestamptz': return expr(x, 'timestamptz');
+      case 'timestamp>date': return expr(`toDate(${x}, 'UTC')`, 'date');
+      case 'date>timestamp': return expr(`toDateTime64(${x}, 6, 'UTC')`, 'timestamp');
+      case 'text>date': return expr(`toDate(${x})`, 'date');
+      case 'text>timestamptz': return expr(`parseDateTime64BestEffort(${x}, 6, 'UTC')`, 'timestamptz');
+      case 'date>timestamptz': return expr(`toDateTime64(${x}, 6, 'UTC')`, 'timestamptz');
+      case 'timestamptz>date': return expr(`toDate(${x}, 'UTC')`, 'date');
+      default: return unsupported(`a cast from ${e.type} to ${target}`, at);
+    }
+  }
+}
+
+/** The types a cast may name, as the emitter computes with them. */
+function castTarget(typeName: Json, at: string): PgType {
+  const name = stringList(typeName['names']).at(-1) ?? '';
+  if (Array.isArray(typeName['arrayBounds'])) return unsupported(`the array type ${name}[]`, at);
+  const mods = Array.isArray(typeName['typmods']) && (typeName['typmods'] as unknown[]).length > 0;
+  const types: Record<string, PgType> = {
+    text: 'text', varchar: 'text', int2: 'int', int4: 'int', int8: 'int', smallint: 'int', integer: 'int', int: 'int', bigint: 'int',
+    numeric: 'numeric', decimal: 'numeric', float4: 'numeric', float8: 'numeric', real: 'numeric', bool: 'bool', boolean: 'bool',
+    timestamptz: 'timestamptz', timestamp: 'timestamp', date: 'date', interval: 'interval', jsonb: 'jsonb', json: 'jsonb',
+  };
+  const type = types[name];
+  if (type === undefined || (mods && name !== 'timestamptz' && name !== 'timestamp' && name !== 'varchar')) return unsupported(`the type ${name}${mods ? ' with a modifier' : ''}`, at);
+  return type;
+}
+
+/** text → boolean with PostgreSQL's spellings; anything else is its error, as a ClickHouse exception. */
+function textToBool(x: string): Expr {
+  const v = `lower(trimBoth(${x}))`;
+  return expr(`multiIf(${x} IS NULL, NULL, ${v} IN ('t', 'tr', 'tru', 'true', 'y', 'ye', 'yes', 'on', '1'), true, ${v} IN ('f', 'fa', 'fal', 'fals', 'false', 'n', 'no', 'of', 'off', '0'), false, toBool(throwIf(${x} IS NOT NULL, 'invalid input syntax for type boolean')))`, 'bool');
+}
+
+/** A literal read as `type`, converted while printing: what PostgreSQL would refuse is refused. */
+export function literalAs(value: string, type: PgType, at: string): Expr {
+  switch (type) {
+    case 'text': case 'unknown': case 'other': return { ...expr(chString(value), 'text'), literal: value };
+    case 'int': {
+      if (!/^\s*[+-]?\d+\s*$/.test(value)) return unsupported(`"${value}" as an integer`, at);
+      return expr(String(BigInt(value.trim())), 'int');
+    }
+    case 'numeric': {
+      const n = Number(value.trim());
+      if (value.trim() === '' || !Number.isFinite(n)) return unsupported(`"${value}" as a number`, at);
+      return expr(`toFloat64(${chString(String(n))})`, 'numeric');
+    }
+    case 'bool': {
+      const v = value.trim().toLowerCase();
+      if (['t', 'true', 'y', 'yes', 'on', '1'].includes(v)) return expr('true', 'bool');
+      if (['f', 'false', 'n', 'no', 'off', '0'].includes(v)) return expr('false', 'bool');
+      return unsupported(`"${value}" as a boolean`, at);
+    }
+    case 'timestamp':
+    case 'timestamptz': {
+      const v = value.trim().toLowerCase() === 'epoch' ? '1970-01-01' : value.trim();
+      const text = /^\d{4}-\d\d-\d\d$/.test(v) ? `${v}T00:00:00Z` : v;
+      let ch: string;
+      try {
+        ch = clickhouseTimestamp(text);
+      } catch {
+        return unsupported(`the timestamp "${value}" (write it as ISO 8601)`, at);
+      }
+      return expr(`toDateTime64(${chString(ch)}, 6, 'UTC')`, type);
+    }
+    case 'date': {
+      if (!/^\d{4}-\d\d-\d\d$/.test(value.trim())) return unsupported(`the date "${value}" (write it as YYYY-MM-DD)`, at);
+      return expr(`toDate(${chString(value.trim())})`, 'date');
+    }
+    case 'interval': return { ...expr('', 'interval'), interval: intervalTerms(value, at), literal: value };
+    case 'jsonb': {
+      let text: string | null;
+      try {
+        text = jsonbText(value);
+      } catch {
+        text = null;
+      }
+      return text === null ? reject(`invalid input syntax for type json: "${value}"${at}`) : { ...expr(chString(text), 'jsonb'), literal: text };
+    }
+    default: return unsupported(`a literal as ${type}`, at);
+  }
+}
+
+const INTERVAL_UNITS: Readonly<Record<string, string>> = Object.freeze({
+  microsecond: 'Microsecond', millisecond: 'Millisecond', second: 'Second', sec: 'Second', s: 'Second',
+  minute: 'Minute', min: 'Minute', m: 'Minute', hour: 'Hour', hr: 'Hour', h: 'Hour', day: 'Day', d: 'Day',
+  week: 'Week', w: 'Week', month: 'Month', mon: 'Month', year: 'Year', yr: 'Year', y: 'Year',
+});
+
+/** A timestamp or date as DateTime64(6, 'UTC'). */
+function asTimestamp(e: Expr): string {
+  return e.type === 'date' ? `toDateTime64(${e.sql}, 6, 'UTC')` : e.sql;
+}
+
+/** `'10 years'`, `'1 hour 30 minutes'`, `'-2 days'` → interval terms; other spellings refused. */
+function intervalTerms(text: string, at: string): IntervalTerm[] {
+  const terms: IntervalTerm[] = [];
+  const re = /\s*([+-]?\d+)\s*([a-z]+)\s*/giy;
+  let m: RegExpExecArray | null;
+  let end = 0;
+  while ((m = re.exec(text)) !== null) {
+    const unit = INTERVAL_UNITS[m[2]!.toLowerCase().replace(/s$/, '')] ?? INTERVAL_UNITS[m[2]!.toLowerCase()];
+    if (unit === undefined) break;
+    terms.push({ count: String(Number(m[1])), unit });
+    end = re.lastIndex;
+  }
+  if (terms.length === 0 || end !== text.length) return unsupported(`the interval "${text}" (write it as "N unit …")`, at);
+  return terms;
+}
+
+function constant(body: Json, at: string): Expr {
+  if (body['isnull']) return expr('NULL', 'null');
+  if ('ival' in body) return expr(String(Number((body['ival'] as Json)['ival'] ?? 0)), 'int');
+  if ('fval' in body) {
+    const text = String((body['fval'] as Json)['fval']);
+    // An integer past int4 is a Float node: int8 where it fits (as PostgreSQL types it), else numeric.
+    if (/^\d+$/.test(text) && BigInt(text) <= 9223372036854775807n) return expr(`toInt64(${text})`, 'int');
+    return expr(`toFloat64('${text}')`, 'numeric');
+  }
+  if ('boolval' in body) return expr((body['boolval'] as Json)['boolval'] ? 'true' : 'false', 'bool');
+  if ('sval' in body) {
+    const value = String((body['sval'] as Json)['sval'] ?? '');
+    return { ...expr(chString(value), 'unknown'), literal: value };
+  }
+  return unsupported('a bit-string constant', at);
+}
+
+/** A JSON key or array index: a constant, as PostgreSQL reads it (array indexes from 0, ClickHouse's from 1). */
+function jsonKey(node: unknown, at: string): string {
+  const c = wrapped(node, 'A_Const');
+  if (c && 'sval' in c) return chString(String((c['sval'] as Json)['sval'] ?? ''));
+  if (c && 'ival' in c) {
+    const i = Number((c['ival'] as Json)['ival'] ?? 0);
+    return String(i >= 0 ? i + 1 : i);
+  }
+  return unsupported('a JSON key that is not a constant', at);
+}
+
+/** `#>`'s path: a text-array constant of object keys. */
+function pathKeys(node: unknown, at: string): string[] {
+  const inner = wrapped(node, 'TypeCast')?.['arg'] ?? node;
+  const c = wrapped(inner, 'A_Const');
+  const text = c && 'sval' in c ? String((c['sval'] as Json)['sval'] ?? '') : undefined;
+  const m = text === undefined ? null : /^\{([^{}"\\]*)\}$/.exec(text.trim());
+  // ARRAY['a', 'b'] (the BigQuery translation writes paths so) or '{a,b}'.
+  const array = wrapped(inner, 'A_ArrayExpr');
+  const elements = array === undefined ? undefined : ((array['elements'] as unknown[] | undefined) ?? []).map((el) => {
+    const k = wrapped(el, 'A_Const');
+    return k && 'sval' in k ? String((k['sval'] as Json)['sval'] ?? '') : unsupported('a JSON path step that is not a constant', at);
+  });
+  if (m === null && elements === undefined) return unsupported('a JSON path that is not a constant like \'{a,b}\'', at);
+  const keys = elements ?? m![1]!.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  // `#>` reads a number as an array index where the value is an array and as a key elsewhere.
+  if (keys.some((k) => /^-?\d+$/.test(k))) return unsupported('a numeric step in a JSON path', at);
+  return keys.map(chString);
+}
+
+/** `->>`: a string's text, a number's or boolean's JSON text, NULL for null and for what is absent. */
+function scalarText(json: { root: string; path: readonly string[] }): Expr {
+  const args = [json.root, ...json.path].join(', ');
+  if (json.path.length === 0) return expr(`multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), JSONType(${args}) = 'Null', NULL, JSONExtractRaw(${args}))`, 'text');
+  return expr(`multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), JSONHas(${args}) AND JSONType(${args}) != 'Null', JSONExtractRaw(${args}), NULL)`, 'text');
+}
+
+function sqlValueFunction(op: string, at: string): Expr {
+  if (op.startsWith('SVFOP_CURRENT_TIMESTAMP') || op.startsWith('SVFOP_LOCALTIMESTAMP')) return expr("now64(6, 'UTC')", 'timestamptz');
+  if (op === 'SVFOP_CURRENT_DATE') return expr("toDate(now64(6, 'UTC'), 'UTC')", 'date');
+  return unsupported(op.replace('SVFOP_', '').toLowerCase(), at);
+}
+
+/** A `List` node's items (IN lists, BETWEEN bounds), or an array as is. */
+function listItems(node: unknown): unknown[] {
+  return Array.isArray(node) ? node : ((wrapped(node, 'List')?.['items'] as unknown[] | undefined) ?? []);
+}
+
+function locationOf(node: unknown): unknown {
+  const type = nodeType(node);
+  return type ? ((node as Json)[type] as Json)['location'] : undefined;
+}
+
+export type { Column };

@@ -1,0 +1,66 @@
+/**
+ * What the ClickHouse emitter knows about a value while it prints caller SQL (docs/clickhouse.md):
+ * the PostgreSQL type the expression has in the validated tree, so each operator and function is
+ * printed with PostgreSQL's meaning (integer or exact division, `->>`'s scalar rules, a literal read
+ * as the type beside it), and the encoder knows which output columns are JSON.
+ */
+import { reject } from '../sandbox/sql-parser.ts';
+
+/**
+ * PostgreSQL types as far as printing needs them. `unknown` is an untyped string literal (it takes
+ * the type of what it meets, as in PostgreSQL); `null` a bare NULL; `other` a value that can be
+ * passed along but not computed with.
+ */
+export type PgType = 'text' | 'int' | 'numeric' | 'bool' | 'timestamptz' | 'timestamp' | 'date' | 'interval' | 'jsonb' | 'unknown' | 'null' | 'other';
+
+/** A printed expression and its type. */
+export interface Expr {
+  readonly sql: string;
+  readonly type: PgType;
+  /** A JSON value not read yet: the JSON text `root` and the path under it (printed ClickHouse literals). */
+  readonly json?: { readonly root: string; readonly path: readonly string[] };
+  /** An interval: its terms, each a count (printed integer expression) and a ClickHouse unit. */
+  readonly interval?: readonly IntervalTerm[];
+  /** The difference of two timestamps, in microseconds (printed): what `epoch from` reads. */
+  readonly micros?: string;
+  /** The value of a string literal (before it takes a type). */
+  readonly literal?: string;
+}
+
+/** One term of an interval: `count` units (`toIntervalHour(count)`). */
+export interface IntervalTerm {
+  readonly count: string;
+  readonly unit: string;
+}
+
+/** A column a FROM item offers. */
+export interface Column {
+  readonly name: string;
+  readonly type: PgType;
+}
+
+/** A printed SELECT: its text and its output columns. */
+export interface Printed {
+  readonly sql: string;
+  readonly columns: readonly Column[];
+}
+
+/** Refuse what the emitter cannot print with PostgreSQL's meaning, naming it and where it is. */
+export function unsupported(what: string, at: string): never {
+  return reject(`${what} is not supported on the ClickHouse engine${at}`);
+}
+
+/** A ClickHouse string literal: ClickHouse reads `\` as an escape, PostgreSQL does not. */
+export function chString(value: string): string {
+  return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}
+
+/** A ClickHouse identifier. */
+export function chIdent(name: string): string {
+  return `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
+}
+
+export const expr = (sql: string, type: PgType): Expr => ({ sql, type });
+
+/** Numbers as PostgreSQL's numeric rules see them. */
+export const isNumber = (t: PgType): boolean => t === 'int' || t === 'numeric';

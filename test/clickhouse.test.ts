@@ -30,7 +30,7 @@ import { readFileSync } from 'node:fs';
 import { ALLOWED } from './support/sandbox-cases.ts';
 import { TRANSLATED } from './support/bigquery-cases.ts';
 import { OTHER_REAL_QUERIES } from './fixtures/other-real-queries.ts';
-import { agreement, DIFFERS_ON_CLICKHOUSE, ORDERED_BY_MEASURE, REFUSED_ON_CLICKHOUSE } from './support/clickhouse-caller-cases.ts';
+import { agreement, DIFFERS_ON_CLICKHOUSE, ESCAPES, HOSTILE_TO_CLICKHOUSE, ORDERED_BY_MEASURE, REFUSED_ON_CLICKHOUSE } from './support/clickhouse-caller-cases.ts';
 
 const STUDIO_QUERIES = (JSON.parse(readFileSync(new URL('./fixtures/studio-queries.json', import.meta.url), 'utf8')) as { queries: { name: string; endpoint: string; params: Record<string, string>; sql?: string | null }[] }).queries;
 
@@ -153,41 +153,6 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
     assert.ok(ch.includes('"metadata":{"a": [], "e": {}, "s": "é\\n\\"", "x": 100, "y": 1.50, "z": 1, "big": 123456789012345678901234567890}'), ch.slice(0, 300));
   });
 
-  test('Vector\'s batches through the ingest endpoint: the same rows on both engines (ids aside: ingest makes them up), and a resent batch is stored once on ClickHouse', async () => {
-    const at = new Date(Date.now() - 5 * 60_000);
-    const env = { INGEST_TOKENS: INGEST_TOKEN, COMPAT: 'logflare' };
-    const pg = await startTestService(stores[0]!, env);
-    const ch = await startTestService(stores[1]!, env);
-    services.push(pg, ch);
-    const batches = vectorBatches(containerLines(at));
-    for (const { route, events } of batches) {
-      for (const base of [pg.url, ch.url]) {
-        const res = await post(base, route.sourceName, JSON.stringify(events));
-        assert.equal(res.status, 200, `${route.sourceName}: ${await res.clone().text()}`);
-      }
-    }
-    const count = async (table: string) => Number(((await (await chAdmin.query({ query: `SELECT count() AS n FROM ${SCHEMA}.${table}`, format: 'JSON' })).json()) as { data: { n: string }[] }).data[0]!.n);
-    const edgeBefore = await count('edge_logs');
-    // Vector retries a batch it got no answer for: the same body again.
-    const edge = batches.find((b) => b.route.sourceName.includes('cloudflare') || b.events.length === 2)!;
-    assert.equal((await post(ch.url, edge.route.sourceName, JSON.stringify(edge.events))).status, 200);
-    assert.equal(await count('edge_logs'), edgeBefore, 'the resent batch was not stored again');
-    const path = `/api/endpoints/query/logs.all?project=default&iso_timestamp_start=${encodeURIComponent(new Date(at.getTime() - 1000).toISOString())}`;
-    const [a, b] = await Promise.all([call(pg.url, path), call(ch.url, path)]);
-    const withoutIds = (text: string) => text.replace(/"id":"[0-9a-f-]{36}"/g, '"id":"…"');
-    const [pgText, chText] = [await a.text(), await b.text()];
-    assert.ok((JSON.parse(pgText) as { result: unknown[] }).result.length >= 2, pgText.slice(0, 200));
-    assert.equal(withoutIds(chText), withoutIds(pgText));
-  });
-
-  test('a pattern RE2 cannot compile is 400 invalid_parameter naming the parameter, as PostgreSQL\'s is', async () => {
-    const res = await call(pairs.get('standard')!.ch.url, `/api/endpoints/query/usage.api-counts?interval=daily&project=${encodeURIComponent('(a)\\1')}`);
-    assert.equal(res.status, 400);
-    const body = (await res.json()) as { error: { code: string; message: string } };
-    assert.equal(body.error.code, 'invalid_parameter');
-    assert.match(body.error.message, /Parameter "project" is not a valid regular expression/);
-  });
-
   /** Caller sql cases run on both engines: each answers alike, or is declared refused or different. */
   const callerSqlTable = (title: string, shape: ResponseShape, cases: readonly (readonly [label: string, path: string])[], minimum: number) =>
     test(title, async (t) => {
@@ -259,6 +224,87 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
       assert.equal(res.status, 400, `${sql}: ${text}`);
       assert.match(text, message, sql);
     }
+  });
+
+  test('caller sql aimed at ClickHouse itself (table functions, system tables, INTO OUTFILE, SETTINGS, FORMAT, several statements, escapes, introspection): refused before anything reaches ClickHouse', async () => {
+    const ch = stores[1]!;
+    let sent = 0;
+    const counting: TestStore = { ...ch, engine: { ...ch.engine, query: (...args: Parameters<typeof ch.engine.query>) => { sent++; return ch.engine.query(...args); } } };
+    const svc = await startTestService(counting);
+    services.push(svc);
+    for (const [label, sql, message] of HOSTILE_TO_CLICKHOUSE) {
+      const before = sent;
+      const res = await call(svc.url, logsSql(sql));
+      const text = await res.text();
+      assert.equal(res.status, 400, `${label}: ${text}`);
+      assert.match(text, /"invalid_sql"/, label);
+      assert.match(text, message, `${label}: ${text}`);
+      assert.equal(sent, before, `${label}: nothing is sent to ClickHouse`);
+    }
+  });
+
+  test('literals and names ClickHouse reads differently (backslashes, quotes, backticks, LIKE escapes): the same answer as PostgreSQL', async () => {
+    for (const sql of ESCAPES) {
+      const [pg, ch, ps, cs] = await both('standard', logsSql(sql));
+      assert.equal(ps, 200, `${sql}: ${pg}`);
+      assert.equal(cs, 200, `${sql}: ${ch}`);
+      assert.equal(ch, pg, sql);
+    }
+  });
+
+  test('with the sandbox bypassed, the caller session itself refuses table functions, writes and settings (readonly = 1)', async () => {
+    const engine = stores[1]!.engine;
+    for (const sql of [
+      "SELECT * FROM file('/etc/passwd', 'LineAsString')",
+      "SELECT * FROM url('http://127.0.0.1:9/x', 'CSV', 'a String')",
+      `INSERT INTO ${SCHEMA}.edge_logs (id, timestamp, event_message, metadata) VALUES ('evil', now64(6), 'm', '{}')`,
+      `CREATE TABLE ${SCHEMA}.evil (x UInt8) ENGINE = Memory`,
+      'SELECT 1 SETTINGS readonly = 0',
+    ]) {
+      await assert.rejects(engine.query(sql, [], { stored: false }), (err: { code?: string; message?: string }) => {
+        assert.equal(err.code, '25006', `${sql}: ${err.message}`);
+        return true;
+      }, sql);
+    }
+    // The service's own statements still run on the engine, and the caller session still reads.
+    assert.deepEqual(await engine.query('SELECT 1 AS one', [], { stored: false }), [{ one: 1 }]);
+    assert.deepEqual(await engine.query(`SELECT count() AS n FROM ${SCHEMA}.edge_logs WHERE id = 'evil'`, []), [{ n: 0 }]);
+  });
+
+  // After the caller sql tables, which compare both stores' rows: ingest adds rows with ids of each engine's making.
+  test('Vector\'s batches through the ingest endpoint: the same rows on both engines (ids aside: ingest makes them up), and a resent batch is stored once on ClickHouse', async () => {
+    const at = new Date(Date.now() - 5 * 60_000);
+    const env = { INGEST_TOKENS: INGEST_TOKEN, COMPAT: 'logflare' };
+    const pg = await startTestService(stores[0]!, env);
+    const ch = await startTestService(stores[1]!, env);
+    services.push(pg, ch);
+    const batches = vectorBatches(containerLines(at));
+    for (const { route, events } of batches) {
+      for (const base of [pg.url, ch.url]) {
+        const res = await post(base, route.sourceName, JSON.stringify(events));
+        assert.equal(res.status, 200, `${route.sourceName}: ${await res.clone().text()}`);
+      }
+    }
+    const count = async (table: string) => Number(((await (await chAdmin.query({ query: `SELECT count() AS n FROM ${SCHEMA}.${table}`, format: 'JSON' })).json()) as { data: { n: string }[] }).data[0]!.n);
+    const edgeBefore = await count('edge_logs');
+    // Vector retries a batch it got no answer for: the same body again.
+    const edge = batches.find((b) => b.route.sourceName.includes('cloudflare') || b.events.length === 2)!;
+    assert.equal((await post(ch.url, edge.route.sourceName, JSON.stringify(edge.events))).status, 200);
+    assert.equal(await count('edge_logs'), edgeBefore, 'the resent batch was not stored again');
+    const path = `/api/endpoints/query/logs.all?project=default&iso_timestamp_start=${encodeURIComponent(new Date(at.getTime() - 1000).toISOString())}`;
+    const [a, b] = await Promise.all([call(pg.url, path), call(ch.url, path)]);
+    const withoutIds = (text: string) => text.replace(/"id":"[0-9a-f-]{36}"/g, '"id":"…"');
+    const [pgText, chText] = [await a.text(), await b.text()];
+    assert.ok((JSON.parse(pgText) as { result: unknown[] }).result.length >= 2, pgText.slice(0, 200));
+    assert.equal(withoutIds(chText), withoutIds(pgText));
+  });
+
+  test('a pattern RE2 cannot compile is 400 invalid_parameter naming the parameter, as PostgreSQL\'s is', async () => {
+    const res = await call(pairs.get('standard')!.ch.url, `/api/endpoints/query/usage.api-counts?interval=daily&project=${encodeURIComponent('(a)\\1')}`);
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, 'invalid_parameter');
+    assert.match(body.error.message, /Parameter "project" is not a valid regular expression/);
   });
 
   test('chdb runs one statement at a time: a token flooding it with slow statements does not hold up another token (fair queue)', async () => {

@@ -43,8 +43,9 @@ export interface QueryOptions {
   /** A statement timeout shorter than the session's, for this statement (57014 when it fires). */
   timeoutMs?: number;
   /**
-   * The SQL text is a stored query's own, one of a small fixed set (never caller SQL): an engine
-   * may keep it prepared on each connection instead of parsing it on every call.
+   * true: the SQL text is a stored query's own, one of a small fixed set: an engine may keep it
+   * prepared on each connection instead of parsing it on every call. false: it carries caller sql
+   * (ClickHouse runs it read-only, with the caller limits). Unset: the service's own statements.
    */
   stored?: boolean;
   /**

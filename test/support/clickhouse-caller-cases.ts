@@ -80,3 +80,45 @@ export function agreement(pg: { status: number; text: string }, ch: { status: nu
   if (measure !== undefined && a.length === b.length && JSON.stringify(a.map((r) => r[measure])) === JSON.stringify(b.map((r) => r[measure]))) return 'same measure';
   return `rows differ: ${pg.text.slice(0, 200)} vs ${ch.text.slice(0, 200)}`;
 }
+
+/**
+ * Caller sql aimed at ClickHouse itself (what its own dialect would let through: research in
+ * docs/clickhouse.md): each is refused by the PostgreSQL parser or the sandbox before anything is
+ * sent, since the service prints the statement and never passes caller text on.
+ */
+export const HOSTILE_TO_CLICKHOUSE: readonly (readonly [label: string, sql: string, message: RegExp])[] = [
+  ['file() table function', "select * from file('/etc/passwd', 'LineAsString')", /function in FROM|not allowed|not supported/],
+  ['url() table function', "select * from url('http://127.0.0.1:9/x', 'CSV', 'a String')", /function in FROM|not allowed|not supported/],
+  ['remote() table function', "select * from remote('127.0.0.1', system.one)", /function in FROM|not allowed|not supported|syntax error/],
+  ['numbers() table function', 'select * from numbers(10)', /function in FROM|not allowed|not supported/],
+  ['merge() over every table', "select * from merge(currentDatabase(), '.*')", /function in FROM|not allowed|not supported/],
+  ['view() of another table', 'select * from view(select * from system.users)', /syntax error|not allowed|not supported/],
+  ['system.users', 'select * from system.users', /schema-qualified/],
+  ['system.tables in a subquery', 'select (select count(*) from system.tables) as n', /schema-qualified/],
+  ['system.processes by a quoted name', 'select * from "system"."processes"', /schema-qualified/],
+  ['the log database by name', 'select * from logs.edge_logs', /schema-qualified/],
+  ['unicode-escaped system', 'select * from U&"sys\\0074em".users', /schema-qualified/],
+  ['INTO OUTFILE', "select 1 into outfile '/tmp/sqe-outfile'", /syntax error|INTO is not allowed/],
+  ['SELECT INTO a table', 'select 1 into evil', /SELECT … INTO is not allowed/],
+  ['SETTINGS clause', 'select 1 settings readonly = 0', /syntax error/],
+  ['SETTINGS in a subquery', 'select * from (select 1 settings readonly = 0) s', /syntax error/],
+  ['FORMAT clause', 'select 1 format TabSeparated', /syntax error/],
+  ['two statements', 'select 1; drop table edge_logs', /exactly one statement/],
+  ['a statement after a comment', 'select 1 --\n; drop table edge_logs', /exactly one statement/],
+  ['ARRAY JOIN', 'select * from edge_logs array join [1, 2] as x', /syntax error/],
+  ['dictGet', "select dictGet('d', 'x', 1) as v", /function dictget\(\) is not allowed/i],
+  ['currentUser()', 'select currentUser() as u', /function currentuser\(\) is not allowed/i],
+  ['getSetting()', "select getSetting('readonly') as r", /function getsetting\(\) is not allowed/i],
+  ['version() and hostName()', 'select version() as v, hostName() as h', /function version\(\) is not allowed/i],
+  ['sleep()', 'select sleep(3) as s', /function sleep\(\) is not allowed/i],
+  ['getServerSetting()', "select getServerSetting('path') as p", /function getserversetting\(\) is not allowed/i],
+  ['a backslash ending a literal, then system.users', "select 'a\\' as x, (select 1 from system.users) as y", /schema-qualified/],
+  ['a ClickHouse-only escape hiding a second literal', "select 'x\\', (select 1 from system.users)--' as y", /schema-qualified/],
+];
+
+/** Caller sql whose literals and names ClickHouse would read differently unless printed: the same answer. */
+export const ESCAPES: readonly string[] = [
+  "select 'a\\' as one_backslash, 'b\\\\' as two, 'it''s' as quote, 'it''s\\' || 'z' as mixed",
+  'select 1 as "x`y", 2 as "a\\b", 3 as "tab\there"',
+  "select 'x' like 'x\\%' as escaped_like, 'x%' like 'x\\%' as literal_percent",
+];

@@ -15,6 +15,12 @@ import { rowDecoders } from './row-decoder.ts';
 export interface ClickHouseEngineOptions {
   /** Runs the service's statements. */
   client: ClickHouseClient;
+  /**
+   * Runs caller sql (printed by src/query/clickhouse/), read-only with the caller limits: on chdb a
+   * connection of its own, since settings stick to a chdb session; on a server the same client,
+   * the settings being per query there.
+   */
+  callerClient: ClickHouseClient;
   /** Stops them (KILL QUERY): on chdb a second connection, since the first is busy with the statement. */
   admin: ClickHouseClient;
   embedded: boolean;
@@ -44,6 +50,18 @@ const SESSION_SETTINGS = Object.freeze({
   prefer_column_name_to_alias: 1,
 } as const);
 
+/**
+ * What caller statements run under besides SESSION_SETTINGS, whatever their text (which is the
+ * service's own printing, never the caller's): readonly = 1, the one mode in which ClickHouse refuses
+ * table functions (file(), url(), remote()) as well as writes and SET, last, so the settings before it
+ * still apply; memory and rows read bounded (the statement timeout bounds the rest).
+ */
+const CALLER_LIMITS = Object.freeze({
+  max_memory_usage: String(4 * 1024 ** 3),
+  max_rows_to_read: String(10_000_000_000),
+  read_overflow_mode: 'throw',
+} as const);
+
 export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
   const parsers = textParsers(o.responseShape ?? 'standard');
   const none: ReadonlySet<string> = new Set();
@@ -63,9 +81,15 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
     params.forEach((v, i) => (query_params[`p${i + 1}`] = v));
     const onAbort = () => kill(id);
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    const caller = options.stored === false;
+    // chdb keeps a session's settings (and readonly = 1 refuses changing them): its caller
+    // connection always gets the same ones, with the engine's ceiling as max_execution_time, and a
+    // shorter timeout is kept by stopping the statement (it then fails with 57014, as a timeout does).
+    const fixed = caller && o.embedded;
+    const timer = fixed && timeoutMs < o.statementTimeoutMs ? setTimeout(() => kill(id), timeoutMs) : undefined;
     try {
       if (options.signal?.aborted) throw Object.assign(new Error('canceling statement due to user request'), { code: '57014' });
-      const result = await o.client.query({
+      const result = await (caller ? o.callerClient : o.client).query({
         // The tag is ours (a UUID), never caller text: what KILL QUERY finds the statement by on chdb.
         query: `/* sqe:${id} */ ${sql}`,
         query_id: id,
@@ -73,12 +97,13 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
         format: 'JSON',
         clickhouse_settings: {
           ...SESSION_SETTINGS,
-          max_execution_time: timeoutMs / 1000,
+          max_execution_time: (fixed ? o.statementTimeoutMs : timeoutMs) / 1000,
           max_result_bytes: String(o.maxResultBytes),
           result_overflow_mode: 'throw',
           // A server: the whole answer before its first byte, so an error while rows are produced
           // is an HTTP error, not text after half a JSON document.
           ...(o.embedded ? {} : { wait_end_of_query: 1 }),
+          ...(caller ? { ...CALLER_LIMITS, readonly: '1' } : {}),
         },
       });
       const text = await result.text();
@@ -98,9 +123,10 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
       // timeout, a KILL) leaves that output on the connection, where the next statement's answer
       // would begin with it, and a killed one runs on until it notices: a throwaway statement takes
       // both, and the turn is not given up before it has (reproduced on chdb 3.4).
-      if (o.embedded) await o.client.query({ query: 'SELECT 1', format: 'JSON' }).then((r) => r.text()).catch(() => {});
+      if (o.embedded) await (caller ? o.callerClient : o.client).query({ query: 'SELECT 1', format: 'JSON' }).then((r) => r.text()).catch(() => {});
       throw mapped;
     } finally {
+      clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
     }
   }

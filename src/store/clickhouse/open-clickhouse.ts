@@ -41,7 +41,7 @@ export async function openClickHouse(config: Config, logger: Logger): Promise<Op
   if (url !== 'embedded') {
     const client = clickhouseClient({ url, database: config.logSchema, max_open_connections: config.poolMax, request_timeout: config.statementTimeoutMs + 5_000 });
     const engine = createClickHouseEngine({
-      client, admin: client, embedded: false, concurrency: config.poolMax, statementTimeoutMs: config.statementTimeoutMs,
+      client, callerClient: client, admin: client, embedded: false, concurrency: config.poolMax, statementTimeoutMs: config.statementTimeoutMs,
       maxResultBytes: config.maxResultBytes, responseShape: responseShape(config), onClose: () => client.close(),
     });
     // Ingest inserts as a user of its own (INGEST_DATABASE_URL), never the query path's.
@@ -82,10 +82,12 @@ export async function openChdb(o: ChdbOptions): Promise<OpenedClickHouse> {
   } catch (err) {
     throw new ConfigError(`CLICKHOUSE_URL=embedded runs ClickHouse in-process through the optional package chdb, which is not installed (${(err as Error).message.split('\n')[0]}): npm install --no-save chdb (about 545 MB), or point CLICKHOUSE_URL at a ClickHouse server`);
   }
-  // Two connections on one data directory: statements on one, KILL QUERY and DDL on the other.
+  // Connections on one data directory: statements on one, KILL QUERY and DDL on another.
   const open = () => clickhouseClient({ connection: createChdbConnection({ path: o.path }) } as never);
   const client = open();
   const admin = open();
+  // Caller sql on a connection of its own: chdb keeps its settings, readonly = 1 included.
+  const caller = open();
   // Ingest on a connection of its own: an insert never waits behind a query, nor a KILL behind an insert.
   const ingest = open();
   await applyClickHouseSchema(admin, { db: o.schema, retentionDays: o.retentionDays, cluster: null });
@@ -99,10 +101,11 @@ export async function openChdb(o: ChdbOptions): Promise<OpenedClickHouse> {
     o.logger?.info('embedded ClickHouse seeded with demo logs', { rows, ms: Date.now() - started });
   }
   const engine = createClickHouseEngine({
-    client, admin, embedded: true, concurrency: 1, statementTimeoutMs: o.statementTimeoutMs,
+    client, callerClient: caller, admin, embedded: true, concurrency: 1, statementTimeoutMs: o.statementTimeoutMs,
     maxResultBytes: o.maxResultBytes, responseShape: o.responseShape,
     async onClose() {
       await client.close();
+      await caller.close();
       await admin.close();
       await ingest.close();
       if (o.removeOnClose) rmSync(o.path, { recursive: true, force: true });

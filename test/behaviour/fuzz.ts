@@ -36,7 +36,7 @@ export function fuzzBehaviour(factory: EngineFactory): void {
         edgeRow('f1', '2026-11-20T12:00:00.000001Z', 'alpha', '/rest/v1/todos'),
         edgeRow('f2', new Date().toISOString(), 'alpha', '/auth/v1/token'),
       ]);
-      const config = readConfig({ PORT: '0', HOST: '127.0.0.1', ACCESS_TOKENS: TOKEN });
+      const config = readConfig({ PORT: '0', HOST: '127.0.0.1', ACCESS_TOKENS: TOKEN, ...store.serviceEnv });
       // Errors the service logs as internal are bugs even when the client never sees them; and every
       // line, the request lines of hostile methods, paths and request ids included, is one JSON object.
       const logger = createLogger('info', (line) => {

@@ -294,7 +294,9 @@ export function httpBehaviour(factory: EngineFactory): void {
     describe('sandboxed sql over the stored CTEs', { skip: factory.lacks?.callerSql }, () => {
       const sandboxed = (sql: string, params: Record<string, string> = { project: 'alpha' }, target = 'logs.all', headers: Record<string, string> = {}) =>
         call(base, `/api/endpoints/query/${target}`, { method: 'POST', body: JSON.stringify({ ...params, sql }), headers: { 'Content-Type': 'application/json', ...headers } });
+      // The tables and row counts, read with PostgreSQL's catalogs (ClickHouse: its caller session is read-only, test/clickhouse.test.ts).
       const snapshot = async () => {
+        if (factory.lacks?.postgresql) return '';
         const tables = await store.admin(`select table_schema || '.' || table_name as t from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema') order by 1`);
         const counts = await store.admin(`select (select count(*) from logs.edge_logs)::int as edge, (select count(*) from logs.auth_logs)::int as auth, (select count(*) from logs.postgres_logs)::int as pg`);
         return JSON.stringify([(tables as { rows: unknown[] }).rows, (counts as { rows: unknown[] }).rows]);
@@ -316,9 +318,15 @@ export function httpBehaviour(factory: EngineFactory): void {
       });
 
       for (const [label, sql] of ALLOWED) {
-        test(`legitimate: ${label}`, async () => {
+        const refused = factory.refusesSql?.[label];
+        test(`legitimate: ${label}${refused ? ` (refused by name on ${factory.name})` : ''}`, async () => {
           const res = await sandboxed(sql);
           const body = (await res.json()) as { result?: unknown[]; error?: unknown };
+          if (refused) {
+            assert.equal(res.status, 400, JSON.stringify(body));
+            assert.match(JSON.stringify(body), refused);
+            return;
+          }
           assert.equal(res.status, 200, JSON.stringify(body));
           assert.ok(Array.isArray(body.result));
         });
@@ -371,7 +379,7 @@ export function httpBehaviour(factory: EngineFactory): void {
         assert.match(again.headers.get('cache-status')!, /; hit;/);
       });
 
-      describe('a stored query with sandboxing disabled and redaction on', () => {
+      describe('a stored query with sandboxing disabled and redaction on', { skip: factory.lacks?.postgresql }, () => {
         let plain: Service;
         before(async () => {
           plain = await startTestService(store, { QUERIES_DIR: fileURLToPath(new URL('../fixtures/queries/', import.meta.url)) });

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { generateDemoLogs, insertDemoLogs } from '../../src/store/demo/demo-data.ts';
+import { generateDemoLogs } from '../../src/store/demo/demo-data.ts';
 import type { Service } from '../../src/service.ts';
 import type { EngineFactory, TestStore } from '../support/engines.ts';
-import { insertRows, type LogRow } from '../support/fixtures.ts';
+import { insertDemo, insertRows, type LogRow } from '../support/fixtures.ts';
 import { OTHER_REAL_QUERIES } from '../fixtures/other-real-queries.ts';
 import { authReportAllSql, authReportSql } from '../fixtures/studio-auth-report.ts';
 import { EDGE_FUNCTIONS_REPORT_SQL } from '../fixtures/studio-edge-functions-report.ts';
@@ -57,7 +57,7 @@ export function logflareBehaviour(factory: EngineFactory): void {
 
     before(async () => {
       store = await factory.open({ responseShape: 'logflare' });
-      await insertDemoLogs(store.admin, 'logs', generateDemoLogs({ rows: 6000, projects: ['default'], now: new Date(now) }));
+      await insertDemo(store, generateDemoLogs({ rows: 6000, projects: ['default'], now: new Date(now) }));
       // Rows every Studio filter has something to find in the last hour.
       await insertRows(store, 'edge_logs', [{ id: '00000000-0000-4000-8000-0000000000e1', timestamp: at(2, 0), project: 'default', event_message: 'GET | 503 | https://default.example.co/rest/v1/todos', metadata: { request: { method: 'GET', path: '/rest/v1/todos', search: '', url: 'https://default.example.co/rest/v1/todos', headers: { cf_connecting_ip: '203.0.113.5' } }, response: { status_code: 503 } } }]);
       await insertRows(store, 'postgres_logs', [

@@ -3,6 +3,7 @@
  * fresh, empty log store with the schema applied, the service's engine, and an admin handle for
  * fixtures.
  */
+import { REFUSED_ON_CLICKHOUSE } from './clickhouse-caller-cases.ts';
 import pg from 'pg';
 import type { AdminExec, LogWriter, Engine } from '../../src/store/engine.ts';
 import { createPgEngine } from '../../src/store/pg-engine.ts';
@@ -72,6 +73,8 @@ export interface EngineLacks {
 export interface EngineFactory {
   name: 'pglite' | 'pg' | 'chdb';
   lacks?: EngineLacks;
+  /** Cases of the sandbox's allowed table (sandbox-cases.ts) this engine refuses by name, and how. */
+  refusesSql?: Readonly<Record<string, RegExp>>;
   /**
    * How MAX_RESULT_BYTES is enforced. `arriving`: bytes are counted off the socket and the statement
    * is cut off past the limit (pg). `per-batch`: the worker reads through a cursor and counts each
@@ -160,8 +163,8 @@ let chdbCounter = 0;
  */
 export const chdbFactory: EngineFactory = {
   name: 'chdb',
+  refusesSql: REFUSED_ON_CLICKHOUSE,
   lacks: {
-    callerSql: 'caller sql on ClickHouse is printed from the validated tree (issue 30); until then it is refused',
     postgresql: 'ClickHouse has neither PostgreSQL\'s catalogs and session settings nor the PostgreSQL-only test stored queries',
   },
   resultLimit: 'arriving',

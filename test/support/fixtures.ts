@@ -1,4 +1,6 @@
 import type { TestStore } from './engines.ts';
+import { insertDemoLogs, type DemoLogs } from '../../src/store/demo/demo-data.ts';
+import { LOG_TABLES } from '../../src/store/schema.ts';
 
 export interface LogRow {
   id: string;
@@ -23,6 +25,15 @@ export async function insertRows(store: Pick<TestStore, 'admin' | 'insertRows'>,
       r.project ?? null,
       metadataText(r),
     ]);
+  }
+}
+
+/** The demo generator's rows (src/store/demo) written through the store's own handle, as insertRows does. */
+export async function insertDemo(store: Pick<TestStore, 'admin' | 'insertRows'>, logs: DemoLogs): Promise<void> {
+  if (!store.insertRows) return void (await insertDemoLogs(store.admin, 'logs', logs));
+  for (const table of LOG_TABLES) {
+    const t = logs[table];
+    await store.insertRows(table, t.id.map((id, i) => ({ id, timestamp: t.timestamp[i]!, event_message: t.event_message[i]!, project: t.project[i] ?? null, metadata: t.metadata[i]! })));
   }
 }
 

@@ -4,10 +4,11 @@
  * as JSONExtract calls with `->>`'s scalar rules, literals read as the type beside them, casts
  * with PostgreSQL's errors. What it cannot print that way is refused by name and position.
  */
+import { HttpError } from '../../errors.ts';
 import { jsonbText } from '../../store/jsonb-text.ts';
 import { clickhouseTimestamp } from '../../store/clickhouse/timestamps.ts';
-import { nodeType, reject, stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { chString, expr, isNumber, unsupported, type Column, type Expr, type IntervalTerm, type PgType, type Printed } from './emit-types.ts';
+import { nodeType, stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
+import { chString, elementOf, expr, isNumber, unsupported, type Column, type Expr, type IntervalTerm, type PgType, type Printed } from './emit-types.ts';
 import { callFunction } from './emit-functions.ts';
 
 /** What an expression can see: its FROM items' columns, subqueries, named windows, positions. */
@@ -46,6 +47,7 @@ export class ExprEmitter {
       case 'BooleanTest': return this.booleanTest(body);
       case 'SubLink': return this.subLink(body, at);
       case 'SQLValueFunction': return sqlValueFunction(String(body['op']), at);
+      case 'A_Indirection': return this.subscript(body, at);
       default: return unsupported(type ?? 'this expression', at);
     }
   }
@@ -143,6 +145,8 @@ export class ExprEmitter {
       case '=': case '<>': case '!=': case '<': case '>': case '<=': case '>=': {
         const [l, r, type] = this.pair(left, right, at);
         if (type === 'interval' || type === 'other') return unsupported(`comparing ${type} values`, at);
+        // jsonb's order is not its text's (ORDER BY has it, emit-functions.ts): equality only.
+        if (type === 'jsonb' && op !== '=' && op !== '<>' && op !== '!=') return unsupported(`${op} on JSON values`, at);
         return expr(`(${l.sql} ${op === '<>' ? '!=' : op} ${r.sql})`, 'bool');
       }
       case '+': case '-': return this.additive(op, left, right, at);
@@ -152,10 +156,10 @@ export class ExprEmitter {
         const [l, r, type] = this.pair(left, right, at);
         if (!isNumber(type)) return unsupported(`${op} on ${type}`, at);
         if (op === '*') return expr(`(${l.sql} * ${r.sql})`, type);
-        // PostgreSQL divides integers exactly and refuses zero; ClickHouse's `/` is floating point
-        // and gives inf. intDiv and modulo refuse zero themselves (ILLEGAL_DIVISION).
-        if (type === 'int') return expr(op === '/' ? `intDiv(${l.sql}, ${r.sql})` : `modulo(${l.sql}, ${r.sql})`, 'int');
+        // PostgreSQL divides integers exactly and refuses zero with "division by zero"; ClickHouse's
+        // `/` is floating point and gives inf: intDiv, and a divisor that raises PostgreSQL's error.
         const divisor = `(${r.sql} + throwIf(${r.sql} = 0, 'division by zero'))`;
+        if (type === 'int') return expr(op === '/' ? `intDiv(${l.sql}, ${divisor})` : `modulo(${l.sql}, ${divisor})`, 'int');
         return expr(op === '/' ? `(${l.sql} / ${divisor})` : `modulo(${l.sql}, ${divisor})`, 'numeric');
       }
       case '||': {
@@ -211,6 +215,11 @@ export class ExprEmitter {
     return expr(`(${l.sql} ${op} ${r.sql})`, type);
   }
 
+  /** A value as text, as PostgreSQL's `||` and concat() print it (text, integers, booleans). */
+  textOf(node: unknown, at: string): string {
+    return this.textOperand(this.emit(node), at);
+  }
+
   /** An operand of `||`: text as is; an integer or a boolean as PostgreSQL prints it. */
   private textOperand(e: Expr, at: string): string {
     const v = e.type === 'unknown' ? literalAs(e.literal ?? '', 'text', at) : this.read(e, at);
@@ -249,6 +258,17 @@ export class ExprEmitter {
     };
     walk(JSON.parse(r.literal), []);
     return expr(`(${tests.join(' AND ')})`, 'bool');
+  }
+
+  /** `array[i]`: PostgreSQL's arrays count from 1, as ClickHouse's do; past either end, NULL. */
+  private subscript(body: Json, at: string): Expr {
+    const arr = this.value(body['arg']);
+    const element = elementOf(arr.type);
+    const steps = body['indirection'] as unknown[];
+    const index = steps.length === 1 ? wrapped(steps[0], 'A_Indices') : undefined;
+    if (element === undefined || index === undefined || index['is_slice'] || index['uidx'] === undefined) return unsupported('a subscript other than one array element', at);
+    const i = this.as(this.emit(index['uidx']), 'int', at);
+    return expr(`if(${i.sql} BETWEEN 1 AND length(${arr.sql}), arrayElement(${arr.sql}, ${i.sql}), NULL)`, element);
   }
 
   private boolExpr(body: Json): Expr {
@@ -353,13 +373,12 @@ export class ExprEmitter {
       case 'int>text': return expr(`toString(${x})`, 'text');
       case 'bool>text': return expr(`if(${x}, 'true', 'false')`, 'text');
       case 'jsonb>text':
-        // The stored column holds jsonb's text already; a value read out of it would be minified.
-        if (e.json === undefined) return expr(x, 'text');
-        return unsupported('a JSON value read out of a column cast to text (use ->> for its text)', at);
-      case 'text>int': return expr(`toInt64(${x})`, 'int');
+        // The stored column holds jsonb's text already; a value read out of it is printed the same way.
+        return expr(e.json === undefined ? x : pgJsonText(this.read(e, at).sql), 'text');
+      case 'text>int': return expr(checkedParse(x, '^\\s*[+-]?[0-9]+\\s*$', 'toInt64OrNull', 'bigint'), 'int');
       case 'numeric>int': return expr(`toInt64(if(${x} < 0, -floor(-${x} + 0.5), floor(${x} + 0.5)))`, 'int');
       case 'bool>int': return expr(`toInt64(${x})`, 'int');
-      case 'text>numeric': return expr(`toFloat64(${x})`, 'numeric');
+      case 'text>numeric': return expr(checkedParse(x, '^\\s*[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?\\s*$', 'toFloat64OrNull', 'numeric'), 'numeric');
       case 'int>numeric': return expr(`toFloat64(${x})`, 'numeric');
       case 'text>bool': return textToBool(x);
       case 'int>bool': return expr(`(${x} != 0)`, 'bool');
@@ -391,6 +410,14 @@ function castTarget(typeName: Json, at: string): PgType {
   return type;
 }
 
+/**
+ * text → a number as PostgreSQL reads it: what matches `pattern` (PostgreSQL's input syntax), else
+ * PostgreSQL's error. ClickHouse's own conversions accept other spellings, or give NULL.
+ */
+function checkedParse(x: string, pattern: string, parse: string, type: string): string {
+  return `multiIf(${x} IS NULL, NULL, match(${x}, ${chString(pattern)}), ${parse}(trimBoth(${x})), ${parse}(toString(throwIf(${x} IS NOT NULL, 'invalid input syntax for type ${type}'))))`;
+}
+
 /** text → boolean with PostgreSQL's spellings; anything else is its error, as a ClickHouse exception. */
 function textToBool(x: string): Expr {
   const v = `lower(trimBoth(${x}))`;
@@ -402,19 +429,19 @@ export function literalAs(value: string, type: PgType, at: string): Expr {
   switch (type) {
     case 'text': case 'unknown': case 'other': return { ...expr(chString(value), 'text'), literal: value };
     case 'int': {
-      if (!/^\s*[+-]?\d+\s*$/.test(value)) return unsupported(`"${value}" as an integer`, at);
+      if (!/^\s*[+-]?\d+\s*$/.test(value)) return invalidInput('integer', value);
       return expr(String(BigInt(value.trim())), 'int');
     }
     case 'numeric': {
       const n = Number(value.trim());
-      if (value.trim() === '' || !Number.isFinite(n)) return unsupported(`"${value}" as a number`, at);
+      if (value.trim() === '' || !Number.isFinite(n)) return invalidInput('numeric', value);
       return expr(`toFloat64(${chString(String(n))})`, 'numeric');
     }
     case 'bool': {
       const v = value.trim().toLowerCase();
       if (['t', 'true', 'y', 'yes', 'on', '1'].includes(v)) return expr('true', 'bool');
       if (['f', 'false', 'n', 'no', 'off', '0'].includes(v)) return expr('false', 'bool');
-      return unsupported(`"${value}" as a boolean`, at);
+      return invalidInput('boolean', value);
     }
     case 'timestamp':
     case 'timestamptz': {
@@ -424,7 +451,8 @@ export function literalAs(value: string, type: PgType, at: string): Expr {
       try {
         ch = clickhouseTimestamp(text);
       } catch {
-        return unsupported(`the timestamp "${value}" (write it as ISO 8601)`, at);
+        // What PostgreSQL would read too (other spellings) is refused by name; the rest is its error.
+        return Number.isNaN(Date.parse(value)) ? invalidInput('timestamp with time zone', value) : unsupported(`the timestamp "${value}" (write it as ISO 8601)`, at);
       }
       return expr(`toDateTime64(${chString(ch)}, 6, 'UTC')`, type);
     }
@@ -440,7 +468,7 @@ export function literalAs(value: string, type: PgType, at: string): Expr {
       } catch {
         text = null;
       }
-      return text === null ? reject(`invalid input syntax for type json: "${value}"${at}`) : { ...expr(chString(text), 'jsonb'), literal: text };
+      return text === null ? invalidInput('json', value) : { ...expr(chString(text), 'jsonb'), literal: text };
     }
     default: return unsupported(`a literal as ${type}`, at);
   }
@@ -523,14 +551,31 @@ function pathKeys(node: unknown, at: string): string[] {
 /** `->>`: a string's text, a number's or boolean's JSON text, NULL for null and for what is absent. */
 function scalarText(json: { root: string; path: readonly string[] }): Expr {
   const args = [json.root, ...json.path].join(', ');
-  if (json.path.length === 0) return expr(`multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), JSONType(${args}) = 'Null', NULL, JSONExtractRaw(${args}))`, 'text');
-  return expr(`multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), JSONHas(${args}) AND JSONType(${args}) != 'Null', JSONExtractRaw(${args}), NULL)`, 'text');
+  const present = json.path.length === 0 ? '1' : `JSONHas(${args})`;
+  return expr(`multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), ${present} AND JSONType(${args}) != 'Null', ${pgJsonText(`JSONExtractRaw(${args})`)}, NULL)`, 'text');
+}
+
+/**
+ * JSON text ClickHouse printed (minified) spaced as jsonb prints it: `, ` and `: ` outside strings.
+ * Key order and numbers stay as the source has them (the stored metadata is jsonb's text already).
+ */
+function pgJsonText(x: string): string {
+  const spaced = `arrayStringConcat(arrayMap(t -> multiIf(t = ',', ', ', t = ':', ': ', t), extractAll(assumeNotNull(${x}), ${chString('"(?:[^"\\\\]|\\\\.)*"|[^",:]+|[,:]')})))`;
+  return `if(${x} IS NULL, NULL, ${spaced})`;
 }
 
 function sqlValueFunction(op: string, at: string): Expr {
   if (op.startsWith('SVFOP_CURRENT_TIMESTAMP') || op.startsWith('SVFOP_LOCALTIMESTAMP')) return expr("now64(6, 'UTC')", 'timestamptz');
   if (op === 'SVFOP_CURRENT_DATE') return expr("toDate(now64(6, 'UTC'), 'UTC')", 'date');
   return unsupported(op.replace('SVFOP_', '').toLowerCase(), at);
+}
+
+/**
+ * A constant PostgreSQL refuses to read as its type: the same answer as PostgreSQL gives when it
+ * runs the statement (query_error, its message), found here while printing.
+ */
+function invalidInput(type: string, value: string): never {
+  throw new HttpError('query_error', `The database rejected the query: invalid input syntax for type ${type}: "${value}"`);
 }
 
 /** A `List` node's items (IN lists, BETWEEN bounds), or an array as is. */

@@ -4,7 +4,7 @@
  * Aggregates take FILTER as ClickHouse's `If` combinator; window calls get their OVER clause here.
  */
 import { stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { chString, expr, isNumber, unsupported, type Expr, type PgType } from './emit-types.ts';
+import { chString, elementOf, expr, isNumber, unsupported, type Expr, type PgType } from './emit-types.ts';
 import type { ExprEmitter } from './emit-expression.ts';
 
 type Emit = (e: ExprEmitter, args: unknown[], at: string) => Expr;
@@ -72,6 +72,11 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
   btrim: plain('trimBoth', ['text', 'text'], 'text', 1),
   ltrim: plain('trimLeft', ['text', 'text'], 'text', 1),
   rtrim: plain('trimRight', ['text', 'text'], 'text', 1),
+  cardinality: (e, args, at) => {
+    const v = e.value(args[0]);
+    if (elementOf(v.type) === undefined) return unsupported(`cardinality of ${v.type}`, at);
+    return expr(`length(${v.sql})`, 'int');
+  },
   md5: (e, args, at) => expr(`lower(hex(MD5(${typedArg(e, args[0], 'text', at)})))`, 'text'),
   position: plain('positionUTF8', ['text', 'text'], 'int'),
   split_part: (e, args, at) => {
@@ -149,6 +154,11 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
     const printed = replacement.replace(/\\(.)?/g, (_m, ch: string | undefined) => (ch === '&' ? '\\0' : ch !== undefined && /[1-9\\]/.test(ch) ? `\\${ch}` : unsupported(`the escape \\${ch ?? ''} in a regexp_replace replacement`, at)));
     const p = flags.includes('i') ? `concat('(?i)', ${pattern})` : pattern;
     return expr(`${flags.includes('g') ? 'replaceRegexpAll' : 'replaceRegexpOne'}(${typedArg(e, args[0], 'text', at)}, ${p}, ${chString(printed)})`, 'text');
+  },
+  // concat skips NULLs and prints integers and booleans as PostgreSQL does.
+  concat: (e, args, at) => {
+    if (args.length === 0) return unsupported('concat()', at);
+    return expr(`concat(${args.map((a) => `ifNull(${e.textOf(a, at)}, '')`).join(', ')}, '')`, 'text');
   },
   jsonb_build_object: buildObject,
   json_build_object: buildObject,
@@ -255,7 +265,7 @@ export function callFunction(e: ExprEmitter, body: Json, at: string): Expr {
   if (body['agg_order'] !== undefined && !body['agg_within_group']) return unsupported(`ORDER BY inside ${name}()`, at);
   if (body['func_variadic']) return unsupported('VARIADIC', at);
   let call: Expr;
-  if (name === 'percentile_cont' && body['agg_within_group']) call = percentile(e, body, at);
+  if ((name === 'percentile_cont' || name === 'percentile_disc') && body['agg_within_group']) call = percentile(e, name, body, at);
   else if (AGGREGATES[name] !== undefined || RANKING.has(name) || name === 'lag' || name === 'lead') call = aggregateOrWindow(e, name, body, args, over, at);
   else {
     const scalar = SCALARS[name];
@@ -296,16 +306,46 @@ function aggregateOrWindow(e: ExprEmitter, name: string, body: Json, args: unkno
   return expr(`${agg.name}If(${arg.sql}, ${filter})`, agg.result(arg.type));
 }
 
-/** percentile_cont(p) WITHIN GROUP (ORDER BY x): interpolated, as quantileExactInclusive is. */
-function percentile(e: ExprEmitter, body: Json, at: string): Expr {
+/**
+ * percentile_cont(p) WITHIN GROUP (ORDER BY x): interpolated, as quantileExactInclusive is;
+ * percentile_disc(p): the first value whose position in order reaches p, NULLs left out.
+ */
+function percentile(e: ExprEmitter, name: string, body: Json, at: string): Expr {
   const order = ((body['agg_order'] as unknown[]) ?? []).map((s) => wrapped(s, 'SortBy')!);
   if (order.length !== 1 || (order[0]!['sortby_dir'] !== 'SORTBY_DEFAULT' && order[0]!['sortby_dir'] !== 'SORTBY_ASC')) return unsupported('percentile_cont ordered other than ascending by one value', at);
-  const c = wrapped((body['args'] as unknown[])[0], 'A_Const');
+  const arg = (body['args'] as unknown[])[0];
+  const fractions = wrapped(wrapped(arg, 'TypeCast')?.['arg'] ?? arg, 'A_ArrayExpr');
+  if (name === 'percentile_disc' && fractions !== undefined) return percentilesDisc(e, body, order[0]!, fractions, at);
+  const c = wrapped(wrapped(arg, 'TypeCast')?.['arg'] ?? arg, 'A_Const');
   const p = c && 'fval' in c ? Number((c['fval'] as Json)['fval']) : c && 'ival' in c ? Number((c['ival'] as Json)['ival'] ?? 0) : NaN;
-  if (!(p >= 0 && p <= 1)) return unsupported('percentile_cont of a fraction that is not a constant between 0 and 1', at);
+  if (!(p >= 0 && p <= 1)) return unsupported(`${name} of a fraction that is not a constant between 0 and 1`, at);
+  if (name === 'percentile_disc') {
+    if (body['agg_filter'] !== undefined) return unsupported('percentile_disc with FILTER', at);
+    const v = e.value(order[0]!['node']);
+    if (v.type === 'jsonb' || v.type === 'other') return unsupported(`percentile_disc of ${v.type}`, at);
+    return expr(`if(count(${v.sql}) = 0, NULL, arraySort(groupArray(${v.sql}))[toUInt64(greatest(1, ceil(${p} * count(${v.sql}))))])`, v.type);
+  }
   const x = typedArg(e, order[0]!['node'], 'numeric', at);
   if (body['agg_filter'] !== undefined) return expr(`quantileExactInclusiveIf(${p})(${x}, ${e.condition(body['agg_filter'])})`, 'numeric');
   return expr(`quantileExactInclusive(${p})(${x})`, 'numeric');
+}
+
+/** A constant fraction between 0 and 1 (libpg-query: an Integer for 0 and 1, a Float otherwise). */
+function fraction(node: unknown, name: string, at: string): number {
+  const c = wrapped(wrapped(node, 'TypeCast')?.['arg'] ?? node, 'A_Const');
+  const p = c && 'fval' in c ? Number((c['fval'] as Json)['fval']) : c && 'ival' in c ? Number((c['ival'] as Json)['ival'] ?? 0) : NaN;
+  return p >= 0 && p <= 1 ? p : unsupported(`${name} of a fraction that is not a constant between 0 and 1`, at);
+}
+
+/** percentile_disc(ARRAY[p, …]): the value at each fraction (the array BigQuery's APPROX_QUANTILES is made of). */
+function percentilesDisc(e: ExprEmitter, body: Json, sort: Json, fractions: Json, at: string): Expr {
+  if (body['agg_filter'] !== undefined) return unsupported('percentile_disc with FILTER', at);
+  const ps = ((fractions['elements'] as unknown[] | undefined) ?? []).map((f) => fraction(f, 'percentile_disc', at));
+  const v = e.value(sort['node']);
+  if (v.type === 'jsonb' || v.type === 'other' || elementOf(v.type) !== undefined) return unsupported(`percentile_disc of ${v.type}`, at);
+  const sorted = `arraySort(groupArray(${v.sql}))`;
+  // The sorted values travel into the lambda as an argument: an aggregate cannot be read inside one.
+  return expr(`arrayMap((p, s) -> if(length(s) = 0, NULL, s[toUInt64(greatest(1, ceil(p * length(s))))]), [${ps.map((p) => `toFloat64(${p})`).join(', ')}], arrayWithConstant(${ps.length}, ${sorted}))`, `${v.type}[]` as PgType);
 }
 
 /** An OVER clause; a named window is inlined. lag/lead see the whole partition, as PostgreSQL's do. */
@@ -318,19 +358,54 @@ function windowSpec(e: ExprEmitter, over: Json, wholePartition: boolean, at: str
     }
     def = { ...e.scope.window(def['refname'], at), orderClause: def['orderClause'] };
   }
-  const options = Number(def['frameOptions'] ?? 1058);
-  if (options !== 1058 && options !== 1034) return unsupported('a window frame clause', at);
   const parts: string[] = [];
   const partition = (def['partitionClause'] as unknown[] | undefined) ?? [];
   if (partition.length > 0) parts.push(`PARTITION BY ${partition.map((p) => e.value(p).sql).join(', ')}`);
   const order = (def['orderClause'] as unknown[] | undefined) ?? [];
-  if (order.length > 0) parts.push(`ORDER BY ${order.map((s) => sortKey(wrapped(s, 'SortBy')!, e.value(wrapped(s, 'SortBy')!['node']).sql, at)).join(', ')}`);
+  if (order.length > 0) parts.push(`ORDER BY ${order.map((s) => sortKey(wrapped(s, 'SortBy')!, e.value(wrapped(s, 'SortBy')!['node']), at)).join(', ')}`);
   if (wholePartition) parts.push('ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING');
+  else {
+    const frame = frameClause(e, def, at);
+    if (frame !== '') parts.push(frame);
+  }
   return `(${parts.join(' ')})`;
 }
 
+/** PostgreSQL's frame options (nodes/parsenodes.h, FRAMEOPTION_*). */
+const F = Object.freeze({
+  NONDEFAULT: 0x1, RANGE: 0x2, ROWS: 0x4, GROUPS: 0x8, BETWEEN: 0x10,
+  START_UNBOUNDED_PRECEDING: 0x20, END_UNBOUNDED_PRECEDING: 0x40, START_UNBOUNDED_FOLLOWING: 0x80, END_UNBOUNDED_FOLLOWING: 0x100,
+  START_CURRENT_ROW: 0x200, END_CURRENT_ROW: 0x400, START_OFFSET_PRECEDING: 0x800, END_OFFSET_PRECEDING: 0x1000,
+  START_OFFSET_FOLLOWING: 0x2000, END_OFFSET_FOLLOWING: 0x4000, EXCLUDE: 0x8000 | 0x10000 | 0x20000,
+});
+
+/** `ROWS|RANGE BETWEEN … AND …` as written; the default frame (RANGE … CURRENT ROW) is ClickHouse's too. */
+function frameClause(e: ExprEmitter, def: Json, at: string): string {
+  const o = Number(def['frameOptions'] ?? 0);
+  if (!(o & F.NONDEFAULT)) return '';
+  if (o & (F.GROUPS | F.EXCLUDE)) return unsupported('GROUPS frames and EXCLUDE', at);
+  const offset = (node: unknown): string => {
+    const n = wrapped(node, 'A_Const');
+    if (n === undefined || !('ival' in n)) return unsupported('a frame offset that is not an integer constant', at);
+    return String(Number((n['ival'] as Json)['ival'] ?? 0));
+  };
+  const bound = (unboundedPreceding: number, unboundedFollowing: number, current: number, preceding: number, following: number, node: unknown): string => {
+    if (o & unboundedPreceding) return 'UNBOUNDED PRECEDING';
+    if (o & unboundedFollowing) return 'UNBOUNDED FOLLOWING';
+    if (o & current) return 'CURRENT ROW';
+    if (o & preceding) return `${offset(node)} PRECEDING`;
+    if (o & following) return `${offset(node)} FOLLOWING`;
+    return 'CURRENT ROW';
+  };
+  const start = bound(F.START_UNBOUNDED_PRECEDING, F.START_UNBOUNDED_FOLLOWING, F.START_CURRENT_ROW, F.START_OFFSET_PRECEDING, F.START_OFFSET_FOLLOWING, def['startOffset']);
+  const end = o & F.BETWEEN ? bound(F.END_UNBOUNDED_PRECEDING, F.END_UNBOUNDED_FOLLOWING, F.END_CURRENT_ROW, F.END_OFFSET_PRECEDING, F.END_OFFSET_FOLLOWING, def['endOffset']) : 'CURRENT ROW';
+  if ((o & F.RANGE) && /\d/.test(start + end)) return unsupported('a RANGE frame with an offset', at);
+  void e;
+  return `${o & F.ROWS ? 'ROWS' : 'RANGE'} BETWEEN ${start} AND ${end}`;
+}
+
 /** `x ASC|DESC NULLS FIRST|LAST`, always explicit: PostgreSQL puts NULLs first in DESC, ClickHouse last. */
-export function sortKey(sort: Json, sql: string, at: string): string {
+export function sortKey(sort: Json, value: Expr, at: string): string {
   let desc: boolean;
   switch (sort['sortby_dir']) {
     case 'SORTBY_DESC': desc = true; break;
@@ -343,6 +418,22 @@ export function sortKey(sort: Json, sql: string, at: string): string {
     default: desc = false;
   }
   const nulls = sort['sortby_nulls'] === 'SORTBY_NULLS_FIRST' ? 'FIRST' : sort['sortby_nulls'] === 'SORTBY_NULLS_LAST' ? 'LAST' : desc ? 'FIRST' : 'LAST';
-  return `${sql} ${desc ? 'DESC' : 'ASC'} NULLS ${nulls}`;
+  const direction = `${desc ? 'DESC' : 'ASC'} NULLS ${nulls}`;
+  return (value.type === 'jsonb' ? jsonbSortKeys(value.sql) : [value.sql]).map((k) => `${k} ${direction}`).join(', ');
+}
+
+/**
+ * jsonb's order (PostgreSQL: null < string < number < boolean < array < object; numbers by value)
+ * as sort keys over JSON text: its kind, then the number, string or boolean, then the text.
+ */
+function jsonbSortKeys(v: string): string[] {
+  const type = `toString(JSONType(${v}))`;
+  return [
+    `multiIf(${v} IS NULL, NULL, ${type} = 'Null', 1, ${type} = 'String', 2, ${type} IN ('Int64', 'UInt64', 'Double'), 3, ${type} = 'Bool', 4, ${type} = 'Array', 5, 6)`,
+    `if(${type} IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(${v}), NULL)`,
+    `if(${type} = 'String', JSONExtractString(${v}), NULL)`,
+    `if(${type} = 'Bool', JSONExtractBool(${v}), NULL)`,
+    v,
+  ];
 }
 

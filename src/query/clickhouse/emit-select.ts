@@ -25,6 +25,8 @@ interface Cte {
 /** Names visible to one SELECT: its FROM items, its CTEs, and the enclosing statement's. */
 class Scope implements ExprScope {
   readonly rels: Rel[] = [];
+  /** Columns a USING join merged: an unqualified name means the merged value, as in PostgreSQL. */
+  readonly merged = new Map<string, Expr>();
   windows: readonly Json[] = [];
   constructor(readonly printer: SelectPrinter, readonly ctes: ReadonlyMap<string, Cte>, readonly parent?: Scope) {}
 
@@ -32,6 +34,7 @@ class Scope implements ExprScope {
     if (fields.length > 2) return unsupported(`the qualified name ${fields.join('.')}`, at);
     // Not here: an enclosing query's (a correlated subquery; ClickHouse 25.8 and later run those).
     const [rel, col] = this.lookup(fields, at) ?? reject(`column "${fields.join('.')}" does not exist${at}`);
+    if (rel.name === '') return expr(col.name, col.type); // a USING join's merged column, printed already
     return expr(`${chIdent(rel.name)}.${chIdent(col.name)}`, col.type);
   }
 
@@ -41,6 +44,8 @@ class Scope implements ExprScope {
 
   private find(fields: readonly string[], at: string): [Rel, Column] | undefined {
     const name = fields.at(-1)!;
+    const merged = fields.length === 1 ? this.merged.get(name) : undefined;
+    if (merged !== undefined) return [{ name: '', columns: [] }, { name: merged.sql, type: merged.type }];
     const rels = fields.length === 2 ? this.rels.filter((r) => r.name === fields[0]) : this.rels;
     const hits = rels.flatMap((r) => r.columns.filter((c) => c.name === name).map((c): [Rel, Column] => [r, c]));
     if (hits.length > 1) reject(`column reference "${fields.join('.')}" is ambiguous${at}`);
@@ -104,7 +109,7 @@ export class SelectPrinter {
     const group = (body['groupClause'] as unknown[] | undefined) ?? [];
     if (group.length > 0) sql += ` GROUP BY ${group.map((g) => this.groupKey(g, targets, scope, e)).join(', ')}`;
     if (body['havingClause'] !== undefined) sql += ` HAVING ${e.condition(body['havingClause'])}`;
-    sql += this.orderAndLimit(body, (node) => outputRef(node, targets, scope) ?? e.value(node).sql, at);
+    sql += this.orderAndLimit(body, (node) => outputRef(node, targets, scope) ?? e.value(node), at);
     return { sql, columns: outputs.map((t) => ({ name: t.name, type: t.value.type === 'unknown' ? 'text' : t.value.type })) };
   }
 
@@ -136,15 +141,15 @@ export class SelectPrinter {
     if (left.columns.length !== right.columns.length) reject(`each ${word} query must have the same number of columns${at}`);
     const columns = left.columns.map((c, i) => ({ name: c.name, type: unionType(c.type, right.columns[i]!.type, at) }));
     const arms = `SELECT * FROM (${left.sql}) ${word} ${all ? 'ALL' : 'DISTINCT'} SELECT * FROM (${right.sql})`;
-    const byName = (node: unknown): string => {
+    const byName = (node: unknown): Expr => {
       const i = wrapped(node, 'A_Const')?.['ival'] !== undefined ? Number((wrapped(node, 'A_Const')!['ival'] as Json)['ival'] ?? 0) - 1 : columns.findIndex((c) => stringList(wrapped(node, 'ColumnRef')?.['fields']).join('.') === c.name);
-      return columns[i] ? chIdent(columns[i]!.name) : unsupported(`ORDER BY other than an output column of ${word}`, at);
+      return columns[i] ? expr(chIdent(columns[i]!.name), columns[i]!.type) : unsupported(`ORDER BY other than an output column of ${word}`, at);
     };
     const tail = this.orderAndLimit(body, byName, at);
     return { sql: tail === '' && head === '' ? arms : `${head}SELECT * FROM (${arms})${tail}`, columns };
   }
 
-  private orderAndLimit(body: Json, key: (node: unknown) => string, at: string): string {
+  private orderAndLimit(body: Json, key: (node: unknown) => Expr, at: string): string {
     let sql = '';
     const order = (body['sortClause'] as unknown[] | undefined) ?? [];
     if (order.length > 0) sql += ` ORDER BY ${order.map((s) => wrapped(s, 'SortBy')!).map((s) => sortKey(s, key(s['node']), this.locator.at(s['location']))).join(', ')}`;
@@ -167,7 +172,10 @@ export class SelectPrinter {
         const qualifier = stringList(fields.slice(0, -1));
         const rels = qualifier.length === 0 ? scope.rels : scope.rels.filter((r) => r.name === qualifier[0]);
         if (rels.length === 0) reject(`missing FROM-clause entry for ${qualifier.length === 0 ? 'SELECT *' : `table "${qualifier.join('.')}"`}${this.locator.at(ref!['location'])}`);
-        for (const r of rels) for (const c of r.columns) out.push({ name: c.name, value: expr(`${chIdent(r.name)}.${chIdent(c.name)}`, c.type) });
+        // `*` over a USING join: the merged columns first, once, as PostgreSQL lists them.
+        const merged = qualifier.length === 0 ? scope.merged : new Map<string, Expr>();
+        for (const [name, value] of merged) out.push({ name, value });
+        for (const r of rels) for (const c of r.columns) if (!merged.has(c.name)) out.push({ name: c.name, value: expr(`${chIdent(r.name)}.${chIdent(c.name)}`, c.type) });
         continue;
       }
       const value = e.value(res['val']);
@@ -239,11 +247,26 @@ export class SelectPrinter {
         return this.relation(`(${printed.sql})`, printed.columns, String(alias['aliasname']), stringList(alias['colnames']), scope, at, printed.columns);
       }
       case 'JoinExpr': {
-        if (body['isNatural'] || body['usingClause'] !== undefined || body['join_using_alias'] !== undefined) return unsupported('NATURAL and USING joins (write ON)', at);
+        if (body['isNatural'] || body['join_using_alias'] !== undefined) return unsupported('NATURAL joins and a USING alias (write ON or USING)', at);
         if (alias !== undefined) return unsupported('an alias on a join', at);
+        const before = scope.rels.length;
         const left = this.fromItem(body['larg'], scope);
+        const middle = scope.rels.length;
         const right = this.fromItem(body['rarg'], scope);
         const kind = { JOIN_INNER: 'INNER', JOIN_LEFT: 'LEFT', JOIN_RIGHT: 'RIGHT', JOIN_FULL: 'FULL' }[String(body['jointype'])] ?? unsupported(String(body['jointype']), at);
+        const using = stringList(body['usingClause']);
+        if (using.length > 0) {
+          const side = (rels: readonly Rel[], name: string): Expr => {
+            const hits = rels.flatMap((r) => r.columns.filter((c) => c.name === name).map((c) => expr(`${chIdent(r.name)}.${chIdent(c.name)}`, c.type)));
+            return hits.length === 1 ? hits[0]! : reject(`column "${name}" specified in USING clause does not exist or is ambiguous${at}`);
+          };
+          const pairs = using.map((name) => [name, side(scope.rels.slice(before, middle), name), side(scope.rels.slice(middle), name)] as const);
+          for (const [name, l, r] of pairs) {
+            const value = kind === 'FULL' ? expr(`coalesce(${l.sql}, ${r.sql})`, l.type) : kind === 'RIGHT' ? r : l;
+            scope.merged.set(name, value);
+          }
+          return `${left} ${kind} JOIN ${right} ON ${pairs.map(([, l, r]) => `${l.sql} = ${r.sql}`).join(' AND ')}`;
+        }
         if (body['quals'] === undefined) return `${left} CROSS JOIN ${right}`;
         return `${left} ${kind} JOIN ${right} ON ${new ExprEmitter(scope).condition(body['quals'])}`;
       }
@@ -289,13 +312,13 @@ function renamed(columns: readonly Column[], names: readonly string[], at: strin
 }
 
 /** ORDER BY a position or an output name (PostgreSQL reads an output name first there). */
-function outputRef(node: unknown, targets: readonly Target[], scope: Scope): string | undefined {
+function outputRef(node: unknown, targets: readonly Target[], scope: Scope): Expr | undefined {
   const position = wrapped(node, 'A_Const')?.['ival'];
-  if (position !== undefined) return targetAt(targets, Number((position as Json)['ival'] ?? 0), scope.at((wrapped(node, 'A_Const') ?? {})['location'])).value.sql;
+  if (position !== undefined) return targetAt(targets, Number((position as Json)['ival'] ?? 0), scope.at((wrapped(node, 'A_Const') ?? {})['location'])).value;
   const fields = stringList(wrapped(node, 'ColumnRef')?.['fields']);
   if (fields.length !== 1) return undefined;
   const named = targets.filter((t) => t.name === fields[0]);
-  return named.length === 1 ? named[0]!.value.sql : undefined;
+  return named.length === 1 ? named[0]!.value : undefined;
 }
 
 function targetAt(targets: readonly Target[], n: number, at: string): Target {

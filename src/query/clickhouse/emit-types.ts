@@ -11,7 +11,9 @@ import { reject } from '../sandbox/sql-parser.ts';
  * the type of what it meets, as in PostgreSQL); `null` a bare NULL; `other` a value that can be
  * passed along but not computed with.
  */
-export type PgType = 'text' | 'int' | 'numeric' | 'bool' | 'timestamptz' | 'timestamp' | 'date' | 'interval' | 'jsonb' | 'unknown' | 'null' | 'other';
+export type ScalarType = 'text' | 'int' | 'numeric' | 'bool' | 'timestamptz' | 'timestamp' | 'date' | 'interval' | 'jsonb' | 'unknown' | 'null' | 'other';
+/** An array of a scalar type (what percentile_disc of several fractions answers), indexed and counted only. */
+export type PgType = ScalarType | `${ScalarType}[]`;
 
 /** A printed expression and its type. */
 export interface Expr {
@@ -61,6 +63,9 @@ export function chIdent(name: string): string {
 }
 
 export const expr = (sql: string, type: PgType): Expr => ({ sql, type });
+
+/** An array type's element type, or undefined for a scalar. */
+export const elementOf = (t: PgType): ScalarType | undefined => (t.endsWith('[]') ? (t.slice(0, -2) as ScalarType) : undefined);
 
 /** Numbers as PostgreSQL's numeric rules see them. */
 export const isNumber = (t: PgType): boolean => t === 'int' || t === 'numeric';

@@ -64,7 +64,7 @@ export function fromClickHouse(err: unknown): unknown {
   const e = err as { code?: unknown; message?: unknown } | null;
   const n = typeof e?.code === 'string' && /^\d+$/.test(e.code) ? Number(e.code) : undefined;
   if (n === undefined) return err;
-  // The message without ClickHouse's stack-trace and version suffixes.
-  const message = String(e?.message ?? '').replace(/\s*\(version [^)]*\)\s*$/, '').trim();
+  // The message without ClickHouse's stack-trace and version suffixes, nor the statement it quotes.
+  const message = String(e?.message ?? '').replace(/\s*\(version [^)]*\)\s*$/, '').replace(/: (?:In scope|while executing) [\s\S]*$/, '').trim();
   return new ClickHouseDbError(SQLSTATE[n] ?? 'XX000', n, message, { cause: err });
 }

@@ -30,6 +30,7 @@ import { readFileSync } from 'node:fs';
 import { ALLOWED } from './support/sandbox-cases.ts';
 import { TRANSLATED } from './support/bigquery-cases.ts';
 import { OTHER_REAL_QUERIES } from './fixtures/other-real-queries.ts';
+import { mutatedQueries } from './support/studio-mutations.ts';
 import { agreement, DIFFERS_ON_CLICKHOUSE, ESCAPES, HOSTILE_TO_CLICKHOUSE, ORDERED_BY_MEASURE, REFUSED_ON_CLICKHOUSE } from './support/clickhouse-caller-cases.ts';
 
 const STUDIO_QUERIES = (JSON.parse(readFileSync(new URL('./fixtures/studio-queries.json', import.meta.url), 'utf8')) as { queries: { name: string; endpoint: string; params: Record<string, string>; sql?: string | null }[] }).queries;
@@ -194,6 +195,24 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
     return [c.name, `/api/endpoints/query/${c.endpoint}?${new URLSearchParams(params)}`] as const;
   });
   callerSqlTable(`Studio's ${studioCalls.length} sql calls and ${OTHER_REAL_QUERIES.length} other real queries (Logflare shape): the same answer on ClickHouse`, 'logflare', [...studioCalls, ...OTHER_REAL_QUERIES.map((q) => [q.name, logsSql(q.sql)] as const)], 20);
+
+  test('300 mutated Studio queries (cut, doubled, spliced): never a 5xx on ClickHouse, and every 200 is PostgreSQL\'s answer', async (t) => {
+    const outcomes = new Map<string, number>();
+    for (const sql of mutatedQueries(studioCalls.length > 0 ? STUDIO_QUERIES.flatMap((c) => (c.sql ? [c.sql] : [])) : [], 300)) {
+      const path = logsSql(sql);
+      const { pg, ch } = pairs.get('logflare')!;
+      const [a, b] = await Promise.all([call(pg.url, path), call(ch.url, path)]);
+      const [pgAnswer, chAnswer] = [{ status: a.status, text: await a.text() }, { status: b.status, text: await b.text() }];
+      assert.ok(chAnswer.status === 200 || chAnswer.status === 400, `${chAnswer.status} for ${JSON.stringify(sql)}: ${chAnswer.text.slice(0, 300)}`);
+      let outcome = chAnswer.status === 200 ? agreement(pgAnswer, chAnswer, 1000) : pgAnswer.status === 200 ? 'refused on ClickHouse only' : 'refused on both';
+      if (chAnswer.status === 200 && !outcome.startsWith('same')) assert.fail(`${JSON.stringify(sql)}: ${outcome}`);
+      if (outcome === 'refused on ClickHouse only') assert.match(chAnswer.text, /not supported on the ClickHouse engine|query_error/, sql);
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+    }
+    t.diagnostic(JSON.stringify(Object.fromEntries(outcomes)));
+    // Most mutations break the text (both refuse); the ones that parse must answer alike.
+    assert.ok((outcomes.get('same') ?? 0) + (outcomes.get('same rows') ?? 0) >= 5, JSON.stringify(Object.fromEntries(outcomes)));
+  });
 
   test('caller sql on ClickHouse: ordered answers in the same order, JSON printed as jsonb prints it, the columns typed as PostgreSQL types them', async () => {
     for (const sql of [

@@ -291,7 +291,7 @@ export function httpBehaviour(factory: EngineFactory): void {
       });
     });
 
-    describe('sandboxed sql over the stored CTEs', { skip: factory.lacks?.callerSql }, () => {
+    describe('sandboxed sql over the stored CTEs', () => {
       const sandboxed = (sql: string, params: Record<string, string> = { project: 'alpha' }, target = 'logs.all', headers: Record<string, string> = {}) =>
         call(base, `/api/endpoints/query/${target}`, { method: 'POST', body: JSON.stringify({ ...params, sql }), headers: { 'Content-Type': 'application/json', ...headers } });
       // The tables and row counts, read with PostgreSQL's catalogs (ClickHouse: its caller session is read-only, test/clickhouse.test.ts).

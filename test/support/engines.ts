@@ -64,10 +64,10 @@ export interface OpenOptions {
  * that reason (a finer grain than a whole suite's skip, run-behaviour.ts), never an inline check.
  */
 export interface EngineLacks {
-  /** Caller `sql` over the stored CTEs. */
-  callerSql?: string;
   /** PostgreSQL's own catalogs and session settings, and stored queries written only in PostgreSQL. */
   postgresql?: string;
+  /** Caller sql the engine prints from the tree and refuses in part by name (ClickHouse, docs/clickhouse.md). */
+  printedSql?: string;
 }
 
 export interface EngineFactory {
@@ -165,6 +165,7 @@ export const chdbFactory: EngineFactory = {
   name: 'chdb',
   refusesSql: REFUSED_ON_CLICKHOUSE,
   lacks: {
+    printedSql: 'the ClickHouse printer refuses these by name (arrays of values, FORMAT_TIMESTAMP, TO_JSON_STRING, whole-row values, a numeric JSON path step) or answers a bad value with ClickHouse\'s message; test/clickhouse.test.ts checks each refusal',
     postgresql: 'ClickHouse has neither PostgreSQL\'s catalogs and session settings nor the PostgreSQL-only test stored queries',
   },
   resultLimit: 'arriving',

@@ -97,7 +97,7 @@ export class SelectPrinter {
     const from = ((body['fromClause'] as unknown[] | undefined) ?? []).map((item) => this.fromItem(item, scope));
     scope.windows = (body['windowClause'] as Json[] | undefined) ?? [];
     const e = new ExprEmitter(scope);
-    const targets = this.targets(body['targetList'] as unknown[], scope, e, at);
+    const targets = this.targets((body['targetList'] as unknown[] | undefined) ?? [], scope, e, at);
     const distinct = body['distinctClause'] as unknown[] | undefined;
     if (distinct !== undefined && (distinct.length !== 1 || nodeType(distinct[0]) !== undefined)) return unsupported('DISTINCT ON', at);
 

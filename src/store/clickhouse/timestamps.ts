@@ -3,7 +3,7 @@
  * ClickHouse reads for a DateTime64(6, 'UTC') parameter or column: `YYYY-MM-DD HH:MM:SS.ffffff` in
  * UTC (it refuses `T` and `Z` there). Digits past the microsecond are rounded, as PostgreSQL does.
  */
-const ISO = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:(Z)|([+-])(\d\d):?(\d\d))?$/i;
+const ISO = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:(Z)|([+-])(\d\d)(?::?(\d\d))?)?$/i;
 
 export function clickhouseTimestamp(text: string): string {
   const m = ISO.exec(text);

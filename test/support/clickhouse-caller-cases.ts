@@ -17,7 +17,7 @@ export const REFUSED_ON_CLICKHOUSE: Readonly<Record<string, RegExp>> = Object.fr
   'grouping sets and distinct on': /GROUPING SETS, ROLLUP and CUBE is not supported/,
   // the BigQuery translation table (sql text): arrays, to_char formats, ordered aggregates, records
   "select split(event_message, ' ') as p, split(event_message) as q from edge_logs": /function string_to_array\(\)/,
-  "select array_length(split(event_message, ' ')) as n from edge_logs": /function cardinality\(\)/,
+  "select array_length(split(event_message, ' ')) as n from edge_logs": /function string_to_array\(\)/,
   'select json_extract_scalar(event_message, "$[\'a b\'][0]") as a from auth_logs': /a numeric step in a JSON path/,
   "select json_query(event_message, '$.metering') as m, json_extract(event_message, '$') as j from auth_logs": /a JSON value read out of a column cast to text/,
   'select any_value(event_message) as e from edge_logs': /A_Indirection is not supported/,

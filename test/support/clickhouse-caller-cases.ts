@@ -19,8 +19,7 @@ export const REFUSED_ON_CLICKHOUSE: Readonly<Record<string, RegExp>> = Object.fr
   "select split(event_message, ' ') as p, split(event_message) as q from edge_logs": /function string_to_array\(\)/,
   "select array_length(split(event_message, ' ')) as n from edge_logs": /function string_to_array\(\)/,
   'select json_extract_scalar(event_message, "$[\'a b\'][0]") as a from auth_logs': /a numeric step in a JSON path/,
-  "select json_query(event_message, '$.metering') as m, json_extract(event_message, '$') as j from auth_logs": /a JSON value read out of a column cast to text/,
-  'select any_value(event_message) as e from edge_logs': /A_Indirection is not supported/,
+  'select any_value(event_message) as e from edge_logs': /function array_agg\(\)/,
   "select string_agg(event_message) as a, string_agg(id, '|' order by id) as b from edge_logs": /function string_agg\(\)/,
   'select to_json_string(id) as j from edge_logs': /function to_json\(\)/,
   'select n from unnest(generate_array(1, 10, 3)) as n': /a function in FROM is not supported/,
@@ -29,10 +28,9 @@ export const REFUSED_ON_CLICKHOUSE: Readonly<Record<string, RegExp>> = Object.fr
   "select format_timestamp('%F %T %Z', timestamp, 'UTC') as f, format_date('%b %d, %Y', current_date()) as d from edge_logs": /function to_char\(\)/,
   "select json_extract_array(event_message, '$.tags') as t from auth_logs": /a function in FROM is not supported/,
   'select approx_top_count(m.level, 2) as top from edge_logs cross join unnest(metadata) as m': /a function in FROM is not supported/,
-  'select approx_quantiles(m.ms, 4) as q from edge_logs cross join unnest(metadata) as m': /function percentile_disc\(\)/,
-  'select approx_quantiles(m.ms, 4)[offset(2)] as p50, approx_quantiles(m.ms, 4)[safe_ordinal(9)] as none from edge_logs cross join unnest(metadata) as m': /function percentile_disc\(\)/,
+  'select approx_quantiles(m.ms, 4) as q from edge_logs cross join unnest(metadata) as m': /an array as a result column/,
   'select q[SAFE_OFFSET(1)] as b from (select split(event_message) as q from edge_logs) as s': /function string_to_array\(\)/,
-  "select split(event_message, ' ')[SAFE_ORDINAL(2)] as w from edge_logs": /A_Indirection is not supported/,
+  "select split(event_message, ' ')[SAFE_ORDINAL(2)] as w from edge_logs": /function string_to_array\(\)/,
   'select q[ORDINAL(1)] as a from (select split(event_message) as q from edge_logs) as s': /function string_to_array\(\)/,
   'select * from edge_logs qualify row_number() over (partition by id order by timestamp desc) = 1 order by timestamp desc limit 5': /the whole row of edge_logs as a value/,
 });
@@ -45,6 +43,7 @@ export const DIFFERS_ON_CLICKHOUSE: Readonly<Record<string, string>> = Object.fr
   'current_date and localtimestamp': 'the time of the call: each engine reads its own clock',
   "select m.a || '!' as x from edge_logs cross join unnest(metadata) as m": 'the fixture\'s json-1 row holds a number past 64 bits, which ClickHouse\'s JSON functions cannot read: its members read as absent (docs/clickhouse.md)',
   'select safe_divide(m.a, m.b) as r from edge_logs cross join unnest(metadata) as m': 'the json-1 row again: PostgreSQL fails on its "a": [], ClickHouse reads it as absent',
+  "select json_query(event_message, '$.metering') as m, json_extract(event_message, '$') as j from auth_logs": 'an object parsed from text keeps its key order, which jsonb sorts: ClickHouse answers that with an error naming it, never with other text',
 });
 
 /** Real queries ordered by a measure with ties where LIMIT cuts: their measure column, compared in order. */

@@ -59,7 +59,8 @@ export class ExprEmitter {
 
   read(e: Expr, at: string): Expr {
     if (e.interval !== undefined) return unsupported('an interval as a value (add it to or subtract it from a timestamp)', at);
-    if (e.json === undefined || e.json.path.length === 0) return e;
+    if (e.json === undefined) return e;
+    if (e.json.path.length === 0) return expr(e.json.root, 'jsonb');
     const args = [e.json.root, ...e.json.path].join(', ');
     return expr(`if(JSONHas(${args}), JSONExtractRaw(${args}), NULL)`, 'jsonb');
   }
@@ -234,7 +235,7 @@ export class ExprEmitter {
     if (left.type !== 'jsonb') return unsupported(`${op} on ${left.type}`, at);
     const base = left.json ?? { root: left.sql, path: [] };
     const keys = op.startsWith('#') ? pathKeys(keyNode, at) : [jsonKey(keyNode, at)];
-    const json = { root: base.root, path: [...base.path, ...keys] };
+    const json = { root: base.root, path: [...base.path, ...keys], ...(base.parsed ? { parsed: true } : {}) };
     return op.endsWith('>>') ? scalarText(json) : { sql: '', type: 'jsonb', json };
   }
 
@@ -374,7 +375,7 @@ export class ExprEmitter {
       case 'bool>text': return expr(`if(${x}, 'true', 'false')`, 'text');
       case 'jsonb>text':
         // The stored column holds jsonb's text already; a value read out of it is printed the same way.
-        return expr(e.json === undefined ? x : pgJsonText(this.read(e, at).sql), 'text');
+        return expr(e.json === undefined ? x : jsonAsText(this.read(e, at).sql, e.json.parsed === true), 'text');
       case 'text>int': return expr(checkedParse(x, '^\\s*[+-]?[0-9]+\\s*$', 'toInt64OrNull', 'bigint'), 'int');
       case 'numeric>int': return expr(`toInt64(if(${x} < 0, -floor(-${x} + 0.5), floor(${x} + 0.5)))`, 'int');
       case 'bool>int': return expr(`toInt64(${x})`, 'int');
@@ -549,10 +550,21 @@ function pathKeys(node: unknown, at: string): string[] {
 }
 
 /** `->>`: a string's text, a number's or boolean's JSON text, NULL for null and for what is absent. */
-function scalarText(json: { root: string; path: readonly string[] }): Expr {
+function scalarText(json: { root: string; path: readonly string[]; parsed?: boolean }): Expr {
   const args = [json.root, ...json.path].join(', ');
   const present = json.path.length === 0 ? '1' : `JSONHas(${args})`;
-  return expr(`multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), ${present} AND JSONType(${args}) != 'Null', ${pgJsonText(`JSONExtractRaw(${args})`)}, NULL)`, 'text');
+  return expr(`multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), ${present} AND JSONType(${args}) != 'Null', ${jsonAsText(`JSONExtractRaw(${args})`, json.parsed === true)}, NULL)`, 'text');
+}
+
+/**
+ * JSON text as jsonb's text: spaced as jsonb prints it. An object parsed from text (try_jsonb)
+ * keeps its source's key order where jsonb sorts keys: that is PostgreSQL's error here, not
+ * another answer.
+ */
+function jsonAsText(x: string, parsed: boolean): string {
+  if (!parsed) return pgJsonText(x);
+  const object = `JSONType(assumeNotNull(${x})) IN ('Object', 'Array')`;
+  return `if(${x} IS NOT NULL AND ${object}, toString(throwIf(${x} IS NOT NULL AND ${object}, 'a JSON object or array parsed from text, read as text: its keys would not be in jsonb order on the ClickHouse engine')), ${pgJsonText(x)})`;
 }
 
 /**

@@ -141,7 +141,7 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
   // The log schema's own: text that is JSON as jsonb, else NULL (sql/schema.sql).
   try_jsonb: (e, args, at) => {
     const x = typedArg(e, args[0], 'text', at);
-    return expr(`if(isValidJSON(${x}), ${x}, NULL)`, 'jsonb');
+    return { sql: '', type: 'jsonb', json: { root: `if(isValidJSON(${x}), ${x}, NULL)`, path: [], parsed: true } };
   },
   regexp_replace: (e, args, at) => {
     if (args.length < 3 || args.length > 4) return unsupported('regexp_replace with a start position', at);

@@ -6,7 +6,7 @@
  */
 import { outputName } from '../dialect/qualify.ts';
 import { nodeType, reject, stringList, wrapped, type Json, type Locator } from '../sandbox/sql-parser.ts';
-import { chIdent, expr, unsupported, type Column, type Expr, type PgType, type Printed } from './emit-types.ts';
+import { chIdent, elementOf, expr, unsupported, type Column, type Expr, type PgType, type Printed } from './emit-types.ts';
 import { ExprEmitter, type ExprScope } from './emit-expression.ts';
 import { sortKey } from './emit-functions.ts';
 
@@ -102,6 +102,10 @@ export class SelectPrinter {
     if (distinct !== undefined && (distinct.length !== 1 || nodeType(distinct[0]) !== undefined)) return unsupported('DISTINCT ON', at);
 
     const outputs = top ? lastOfEachName(targets) : uniqueNames(targets, at);
+    // ClickHouse has no NULL array (PostgreSQL's answer for an aggregate of no rows): arrays are
+    // read inside the statement (indexed, counted), never answered.
+    const array = top ? outputs.find((t) => elementOf(t.value.type) !== undefined) : undefined;
+    if (array !== undefined) return unsupported(`an array as a result column ("${array.name}"; select its elements)`, at);
     const list = outputs.map((t) => `${top && t.value.type === 'bool' ? `toBool(${t.value.sql})` : t.value.sql} AS ${chIdent(t.name)}`);
     let sql = `${head}SELECT ${distinct ? 'DISTINCT ' : ''}${list.length > 0 ? list.join(', ') : unsupported('a SELECT without columns', at)}`;
     if (from.length > 0) sql += ` FROM ${from.join(' CROSS JOIN ')}`;

@@ -19,8 +19,12 @@ export type PgType = ScalarType | `${ScalarType}[]`;
 export interface Expr {
   readonly sql: string;
   readonly type: PgType;
-  /** A JSON value not read yet: the JSON text `root` and the path under it (printed ClickHouse literals). */
-  readonly json?: { readonly root: string; readonly path: readonly string[] };
+  /**
+   * A JSON value not read yet: the JSON text `root` and the path under it (printed ClickHouse
+   * literals). `parsed`: the root is text parsed as JSON (try_jsonb), whose objects keep the
+   * source's key order where jsonb sorts keys; stored metadata is jsonb's text already.
+   */
+  readonly json?: { readonly root: string; readonly path: readonly string[]; readonly parsed?: boolean };
   /** An interval: its terms, each a count (printed integer expression) and a ClickHouse unit. */
   readonly interval?: readonly IntervalTerm[];
   /** The difference of two timestamps, in microseconds (printed): what `epoch from` reads. */

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { openChdb, openClickHouse } from '../src/store/clickhouse/open-clickhouse.ts';
+import { clickhouseClient, openChdb, openClickHouse } from '../src/store/clickhouse/open-clickhouse.ts';
+import { queryUserProblems } from '../src/store/clickhouse/query-user.ts';
 import { readConfig } from '../src/ops/config.ts';
 import { createLogger } from '../src/ops/logger.ts';
 import { createServer } from 'node:net';
@@ -229,6 +230,27 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
     }
   });
 
+  test('caller sql on ClickHouse: the functions, windows and joins printed beyond the tables above answer as on PostgreSQL', async () => {
+    for (const sql of [
+      "select initcap('hello wORLD-x') as i, concat_ws('-', 'a', null, 'b', 2) as c, regexp_count('aXbXc', 'X') as r, mod(17, 5) as m, div(17, 5) as d, num_nulls(1, null, null) as nn, num_nonnulls(1, null) as n1",
+      "select id, first_value(id) over (order by timestamp, id) as f, last_value(id) over (order by timestamp, id rows between unbounded preceding and unbounded following) as l, ntile(3) over (order by timestamp, id) as t, percent_rank() over (order by timestamp, id) as pr, cume_dist() over (order by timestamp, id) as cd from edge_logs where id like 't%' order by id",
+      "select sum(length(id)) over (order by timestamp, id rows between 1 preceding and current row) as s from edge_logs where id like 't%' order by timestamp, id",
+      "select stddev(length(id)) as sd, var_samp(length(id)) as v, stddev_pop(length(id)) as sp from edge_logs where id = 'tie-a'",
+      "select percentile_disc(0.5) within group (order by length(event_message)) as p, percentile_cont(0.9) within group (order by length(event_message)) as c from edge_logs",
+      "select e.id, count(*) as n from edge_logs e join edge_logs f using (id) group by e.id order by e.id limit 5",
+      "select jsonb_array_length(metadata -> 'a') as n, metadata ->> 'missing' as m from edge_logs where id = 'json-1'",
+      "select to_timestamp(1700000000.5) as t, date_trunc('day', timestamp) as d, extract(epoch from timestamp) as e from edge_logs where id = 'tie-a'",
+      "select id from edge_logs where timestamp > now() - interval '1 day' and id in (select id from edge_logs where id like 'tie%') order by id desc",
+      "select count(*) filter (where metadata -> 'request' ->> 'path' like '/rest%') as rest, count(distinct metadata -> 'request' ->> 'path') as paths from edge_logs",
+      "select id, metadata @> '{\"request\": {\"path\": \"/rest/v1/t\"}}' as t from edge_logs where id like 'tie%' order by id",
+    ]) {
+      const [pg, ch, ps, cs] = await both('standard', logsSql(sql));
+      assert.equal(ps, 200, `${sql}: ${pg}`);
+      assert.equal(cs, 200, `${sql}: ${ch}`);
+      assert.equal(ch, pg, sql);
+    }
+  });
+
   test('caller sql on ClickHouse: PostgreSQL\'s errors, not ClickHouse\'s answers (division by zero, a bad cast, RE2, a scalar subquery of two rows)', async () => {
     for (const [sql, message] of [
       ['select count(*) / 0 as x from edge_logs', /division by zero|ILLEGAL_DIVISION|Division by zero/i],
@@ -288,6 +310,18 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
     // The service's own statements still run on the engine, and the caller session still reads.
     assert.deepEqual(await engine.query('SELECT 1 AS one', [], { stored: false }), [{ one: 1 }]);
     assert.deepEqual(await engine.query(`SELECT count() AS n FROM ${SCHEMA}.edge_logs WHERE id = 'evil'`, []), [{ n: 0 }]);
+  });
+
+  test('the start-up check of a server\'s query user: a user who can write or read system.users is named, a read-only one passes', async () => {
+    const problems = await queryUserProblems(chAdmin, SCHEMA);
+    assert.ok(problems.includes(`it can insert into ${SCHEMA}.edge_logs`), JSON.stringify(problems));
+    assert.ok(problems.includes(`it can create tables in ${SCHEMA}`), JSON.stringify(problems));
+    assert.deepEqual((await chAdmin.query({ query: `SELECT count() AS n FROM system.tables WHERE database = '${SCHEMA}' AND name LIKE 'sqe_probe_%'`, format: 'JSON' }).then((r) => r.json<{ n: string }>())).data, [{ n: '0' }], 'the probe table is gone');
+    const { createChdbConnection } = (await import(CHDB_CONNECTION)) as { createChdbConnection: (o: { path: string }) => unknown };
+    const readOnly = clickhouseClient({ connection: createChdbConnection({ path: DATA_DIR }) } as never);
+    await readOnly.query({ query: 'SELECT 1', format: 'JSON', clickhouse_settings: { readonly: '1' } }).then((r) => r.text());
+    assert.deepEqual(await queryUserProblems(readOnly, SCHEMA), []);
+    await readOnly.close();
   });
 
   // After the caller sql tables, which compare both stores' rows: ingest adds rows with ids of each engine's making.

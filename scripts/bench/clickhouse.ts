@@ -7,22 +7,23 @@
  * the request URL made distinct per copy (`&copy=k`), as seed-stages.ts does for PostgreSQL. At each
  * stage, per query, PostgreSQL and ClickHouse alternate (`--runs` calls each after a warm-up) through
  * the service's own engines and stored statements (uncached: what a cache miss costs, without HTTP);
- * then each table's size on disk. Ingest is measured through the service (`dist/main.js` as
+ * then Studio's log-page sql on both (studioCalls), then each table's size on disk. Ingest is measured through the service (`dist/main.js` as
  * `npm start` runs it, one child per engine): Kong events posted in batches of 1,000 at
  * concurrency 4, as Vector does.
  *
  *   npm run bench -- --engine clickhouse [--rows 1000000,10000000] [--runs 9]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { readConfig, QUERIES_DIR } from '../../src/ops/config.ts';
-import { loadRegistry } from '../../src/query/registry.ts';
+import { loadRegistry, type Registry } from '../../src/query/registry.ts';
+import { bigQueryDialect } from '../../src/query/dialect/bigquery-dialect.ts';
 import { bindStatement } from '../../src/query/run-query.ts';
 import { POSTGRESQL } from '../../src/query/dialect/dialect.ts';
-import { loadSqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import { loadSqlParser, type SqlParser } from '../../src/query/sandbox/sql-parser.ts';
 import { demoRowCounts, generateDemoTable } from '../../src/store/demo/demo-data.ts';
 import type { Engine } from '../../src/store/engine.ts';
 import { createPgEngine } from '../../src/store/pg-engine.ts';
@@ -109,6 +110,7 @@ export async function clickhouseBench(o: Options): Promise<void> {
         log(`${label}: PostgreSQL ${pgMs.toFixed(1)} ms, ClickHouse ${chMs.toFixed(1)} ms`);
         figures.push({ measure: `${label} (p50 of ${o.runs}, uncached)`, rows, pg: `${pgMs.toFixed(1)} ms`, ch: `${chMs.toFixed(1)} ms`, target, met: rows >= 10_000_000 ? chMs <= limit : null });
       }
+      figures.push(...(await studioCalls(o, rows, now, registries, pgEngine, ch.engine, parser, log)));
       const pgBytes = Number((await pool.query(`select pg_total_relation_size('${SCHEMA}.edge_logs') as b, pg_total_relation_size('${SCHEMA}.edge_request_counts') + pg_total_relation_size('${SCHEMA}.edge_request_urls') as r`)).rows[0].b);
       const chBytes = Number(((await ch.admin.query({ query: `SELECT sum(bytes_on_disk) AS b FROM system.parts WHERE database = '${SCHEMA}' AND table = 'edge_logs' AND active`, format: 'JSON' }).then((r) => r.json())) as { data: { b: string }[] }).data[0]!.b);
       const ratio = pgBytes / chBytes;
@@ -127,6 +129,58 @@ export async function clickhouseBench(o: Options): Promise<void> {
   process.stdout.write(`\n## ClickHouse beside PostgreSQL\n\nMachine: ${cpus()[0]?.model ?? 'unknown'}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ${new Date().toISOString().slice(0, 16)}Z. chdb (ClickHouse in-process) and PostgreSQL 15 (throwaway, fsync off) on the same rows.\n\n`);
   process.stdout.write('| measure | edge rows | PostgreSQL | ClickHouse | target | met |\n|---|--:|--:|--:|---|---|\n');
   for (const f of figures) process.stdout.write(`| ${f.measure} | ${f.rows.toLocaleString('en')} | ${f.pg} | ${f.ch} | ${f.target} | ${f.met === null ? '–' : f.met ? 'yes' : 'NO'} |\n`);
+}
+
+/**
+ * Studio's log-page sql (the compat kit's calls, as Studio sends them, BigQuery translated) on both
+ * engines: each once over its one-hour window and over the whole store (an empty lower bound), then
+ * the three heaviest on PostgreSQL again, alternating, p50 of `runs`. And what printing a statement
+ * for ClickHouse costs when it is not memoised: validation and printing, p99 over the calls.
+ */
+async function studioCalls(o: Options, rows: number, now: Date, registries: Record<'pg' | 'ch', Registry>, pgEngine: Engine, chEngine: Engine, parser: SqlParser, log: (msg: string) => void): Promise<Figure[]> {
+  const kit = (JSON.parse(readFileSync(new URL('../../test/fixtures/studio-queries.json', import.meta.url), 'utf8')) as { queries: { name: string; endpoint: string; params: Record<string, string>; sql: string | null }[] }).queries;
+  const calls = kit.filter((c) => c.endpoint === 'logs.all' && typeof c.sql === 'string').map((c) => ({
+    name: c.name.replace(/:.*$/, ''),
+    sql: c.sql!.replace('{{now-7h}}', new Date(now.getTime() - 7 * 3_600_000).toISOString()).replace(/\{\{(\w+) row id\}\}/, 'none'),
+  }));
+  const dialect = bigQueryDialect(parser);
+  const run = (side: 'pg' | 'ch', sql: string, start: string) => {
+    const q = registries[side].lookup('logs.all')!;
+    const bound = bindStatement(q, new Map([['project', ['default']], ['iso_timestamp_start', [start]]]), sql, dialect);
+    const engine = side === 'pg' ? pgEngine : chEngine;
+    return () => engine.query(bound.sql, bound.params, { stored: false, ...(bound.jsonColumns ? { jsonColumns: bound.jsonColumns } : {}), ...(bound.timestampColumns ? { timestampColumns: bound.timestampColumns } : {}) });
+  };
+  const timed = async (f: () => Promise<unknown>): Promise<number> => {
+    const t = performance.now();
+    await f();
+    return performance.now() - t;
+  };
+  const figures: Figure[] = [];
+  for (const [window, start] of [['their one-hour window', new Date(now.getTime() - 3_600_000).toISOString()], ['the whole store', '']] as const) {
+    const first: { name: string; sql: string; pg: number }[] = [];
+    for (const c of calls) first.push({ ...c, pg: await timed(run('pg', c.sql, start)) });
+    const heaviest = first.sort((a, b) => b.pg - a.pg).slice(0, 3);
+    for (const c of heaviest) {
+      const sides = [run('pg', c.sql, start), run('ch', c.sql, start)];
+      await sides[1]!();
+      const times: [number[], number[]] = [[], []];
+      for (let i = 0; i < Math.min(o.runs, 5); i++) for (const [k, f] of sides.entries()) times[k]!.push(await timed(f));
+      const [pgMs, chMs] = times.map(median) as [number, number];
+      log(`Studio ${c.name}, ${window}: PostgreSQL ${pgMs.toFixed(1)} ms, ClickHouse ${chMs.toFixed(1)} ms`);
+      figures.push({ measure: `Studio's ${c.name} over ${window} (p50 of ${Math.min(o.runs, 5)}, uncached)`, rows, pg: `${pgMs.toFixed(1)} ms`, ch: `${chMs.toFixed(1)} ms (${(pgMs / chMs).toFixed(1)}× faster)`, target: window === 'the whole store' ? '≥ 10× faster at 10M' : '–', met: window === 'the whole store' && rows >= 10_000_000 ? pgMs / chMs >= 10 : null });
+    }
+  }
+  if (rows === o.stages[0]) {
+    // Printing unmemoised: each call's translation is memoised by the dialect, as in the service.
+    const template = registries.ch.lookup('logs.all')!.sandbox!;
+    const samples: number[] = [];
+    for (let i = 0; i < 50; i++) for (const c of calls) samples.push(await timed(async () => dialect.compose(template, c.sql)));
+    samples.sort((a, b) => a - b);
+    const p99 = samples[Math.floor(samples.length * 0.99)]!;
+    log(`printing Studio's sql for ClickHouse: p50 ${median(samples).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`);
+    figures.push({ measure: `validating and printing one of Studio's ${calls.length} sql texts for ClickHouse (translation memoised), ${samples.length} samples`, rows, pg: '–', ch: `p50 ${median(samples).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`, target: '≤ 1 ms p99', met: p99 <= 1 });
+  }
+  return figures;
 }
 
 /** The rows a `to`-row PostgreSQL store of seed-stages.ts has beyond `from`, into ClickHouse. */

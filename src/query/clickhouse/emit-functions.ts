@@ -55,6 +55,40 @@ function utcOnly(node: unknown, at: string): void {
 
 const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
   lower: plain('lowerUTF8', ['text'], 'text'),
+  initcap: plain('initcapUTF8', ['text'], 'text'),
+  bit_length: (e, args, at) => expr(`(length(${typedArg(e, args[0], 'text', at)}) * 8)`, 'int'),
+  trim: plain('trimBoth', ['text', 'text'], 'text', 1),
+  // concat_ws skips NULLs (the separator too, when it is NULL the answer is NULL).
+  concat_ws: (e, args, at) => {
+    if (args.length < 2) return unsupported('concat_ws with fewer than two arguments', at);
+    const sep = typedArg(e, args[0], 'text', at);
+    return expr(`if(${sep} IS NULL, NULL, arrayStringConcat(arrayFilter(x -> x IS NOT NULL, [${args.slice(1).map((a) => e.textOf(a, at)).join(', ')}]), assumeNotNull(${sep})))`, 'text');
+  },
+  regexp_count: (e, args, at) => {
+    if (args.length !== 2) return unsupported('regexp_count with a start or flags', at);
+    return expr(`countMatches(${typedArg(e, args[0], 'text', at)}, ${typedArg(e, args[1], 'text', at)})`, 'int');
+  },
+  num_nulls: (e, args) => expr(`(${args.map((a) => `toInt64(${e.value(a).sql} IS NULL)`).join(' + ')})`, 'int'),
+  num_nonnulls: (e, args) => expr(`(${args.map((a) => `toInt64(${e.value(a).sql} IS NOT NULL)`).join(' + ')})`, 'int'),
+  random: (_e, _args, _at) => expr('(rand64() / 18446744073709551616)', 'numeric'),
+  clock_timestamp: (_e, _args, _at) => expr("now64(6, 'UTC')", 'timestamptz'),
+  // ClickHouse has no infinite timestamps.
+  isfinite: (e, args, at) => expr(`if(${e.as(e.emit(args[0]), 'timestamptz', at).sql} IS NULL, NULL, true)`, 'bool'),
+  // to_timestamp(seconds since the epoch); to_timestamp(text, format) is refused by its arguments.
+  to_timestamp: (e, args, at) => {
+    if (args.length !== 1) return unsupported('to_timestamp with a format', at);
+    return expr(`toDateTime64(${typedArg(e, args[0], 'numeric', at)}, 6, 'UTC')`, 'timestamptz');
+  },
+  mod: (e, args, at) => {
+    const [l, r, type] = e.pair(e.value(args[0]), e.value(args[1]), at);
+    if (!isNumber(type)) return unsupported(`mod of ${type}`, at);
+    return expr(`modulo(${l.sql}, (${r.sql} + throwIf(${r.sql} = 0, 'division by zero')))`, type);
+  },
+  div: (e, args, at) => {
+    const [l, r, type] = e.pair(e.value(args[0]), e.value(args[1]), at);
+    if (!isNumber(type)) return unsupported(`div of ${type}`, at);
+    return expr(`trunc(${l.sql} / (${r.sql} + throwIf(${r.sql} = 0, 'division by zero')))`, 'numeric');
+  },
   upper: plain('upperUTF8', ['text'], 'text'),
   length: plain('lengthUTF8', ['text'], 'int'),
   char_length: plain('lengthUTF8', ['text'], 'int'),
@@ -161,6 +195,8 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
     return expr(`concat(${args.map((a) => `ifNull(${e.textOf(a, at)}, '')`).join(', ')}, '')`, 'text');
   },
   jsonb_build_object: buildObject,
+  jsonb_array_length: arrayLength,
+  json_array_length: arrayLength,
   json_build_object: buildObject,
   jsonb_typeof: jsonTypeof,
   json_typeof: jsonTypeof,
@@ -217,6 +253,14 @@ function buildObject(e: ExprEmitter, args: unknown[], at: string): Expr {
   return expr(`concat('{', ${parts.join(', ')}, '}')`, 'jsonb');
 }
 
+/** jsonb_array_length: an array's length; a scalar or object is PostgreSQL's error. */
+function arrayLength(e: ExprEmitter, args: unknown[], at: string): Expr {
+  const v = e.value(args[0]);
+  if (v.type !== 'jsonb') return unsupported(`jsonb_array_length of ${v.type}`, at);
+  const isArray = `JSONType(assumeNotNull(${v.sql})) = 'Array'`;
+  return expr(`multiIf(${v.sql} IS NULL, NULL, ${isArray}, toInt64(JSONLength(assumeNotNull(${v.sql}))), toInt64(throwIf(${v.sql} IS NOT NULL AND NOT ${isArray}, 'cannot get array length of a non-array')))`, 'int');
+}
+
 function jsonTypeof(e: ExprEmitter, args: unknown[], at: string): Expr {
   const v = e.emit(args[0]);
   if (v.type !== 'jsonb') return unsupported(`jsonb_typeof of ${v.type}`, at);
@@ -254,8 +298,18 @@ const AGGREGATES: Readonly<Record<string, Aggregate>> = Object.freeze<Record<str
   var_pop: { name: 'varPop', result: numericResult },
 });
 
-/** Window-only functions. */
-const RANKING: ReadonlySet<string> = new Set(['row_number', 'rank', 'dense_rank']);
+/** Window-only functions without arguments. */
+const RANKING: ReadonlySet<string> = new Set(['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist']);
+
+/** Window-only functions with arguments: ClickHouse's name (the NULL-respecting variants: PostgreSQL's). */
+const VALUE_WINDOWS: Readonly<Record<string, string>> = Object.freeze({
+  first_value: 'first_value_respect_nulls', last_value: 'last_value_respect_nulls', ntile: 'ntile',
+});
+
+/** Every function of the sandbox's allow-list this file prints (the rest are refused by name). */
+export const PRINTED_FUNCTIONS: ReadonlySet<string> = Object.freeze(new Set([
+  ...Object.keys(SCALARS), ...Object.keys(AGGREGATES), ...RANKING, ...Object.keys(VALUE_WINDOWS), 'lag', 'lead', 'percentile_cont', 'percentile_disc',
+]));
 
 /** One FuncCall: a scalar, an aggregate (with FILTER, DISTINCT), or a window call. */
 export function callFunction(e: ExprEmitter, body: Json, at: string): Expr {
@@ -267,6 +321,11 @@ export function callFunction(e: ExprEmitter, body: Json, at: string): Expr {
   let call: Expr;
   if ((name === 'percentile_cont' || name === 'percentile_disc') && body['agg_within_group']) call = percentile(e, name, body, at);
   else if (AGGREGATES[name] !== undefined || RANKING.has(name) || name === 'lag' || name === 'lead') call = aggregateOrWindow(e, name, body, args, over, at);
+  else if (VALUE_WINDOWS[name] !== undefined) {
+    if (over === undefined || args.length !== 1) return unsupported(`${name}() without OVER or with ${args.length} arguments`, at);
+    const v = name === 'ntile' ? e.as(e.emit(args[0]), 'int', at) : e.value(args[0]);
+    call = expr(`${VALUE_WINDOWS[name]}(${v.sql})`, name === 'ntile' ? 'int' : v.type);
+  }
   else {
     const scalar = SCALARS[name];
     if (scalar === undefined || body['agg_star'] || body['agg_distinct'] || body['agg_filter'] !== undefined || over !== undefined) return unsupported(`function ${name}()`, at);
@@ -278,7 +337,7 @@ export function callFunction(e: ExprEmitter, body: Json, at: string): Expr {
 function aggregateOrWindow(e: ExprEmitter, name: string, body: Json, args: unknown[], over: Json | undefined, at: string): Expr {
   if (RANKING.has(name)) {
     if (over === undefined || args.length > 0) return unsupported(`${name}() without OVER`, at);
-    return expr(`${name}()`, 'int');
+    return expr(`${name}()`, name === 'percent_rank' || name === 'cume_dist' ? 'numeric' : 'int');
   }
   if (name === 'lag' || name === 'lead') {
     if (over === undefined) return unsupported(`${name}() without OVER`, at);
@@ -299,8 +358,13 @@ function aggregateOrWindow(e: ExprEmitter, name: string, body: Json, args: unkno
   if (agg.name !== 'count' && agg.name !== 'min' && agg.name !== 'max' && arg.type === 'jsonb') return unsupported(`${name} of jsonb`, at);
   if ((name === 'min' || name === 'max') && arg.type === 'jsonb') return unsupported(`${name} of jsonb`, at);
   const distinct = body['agg_distinct'] ? 'DISTINCT ' : '';
-  if (filter === undefined) return expr(`${agg.name}(${distinct}${arg.sql})`, agg.result(arg.type));
+  const samp = agg.name.endsWith('Samp');
+  if (filter === undefined) {
+    const call = `${agg.name}(${distinct}${arg.sql})`;
+    return expr(samp ? `if(count(${distinct}${arg.sql}) < 2, NULL, ${call})` : call, agg.result(arg.type));
+  }
   if (distinct !== '') return unsupported('DISTINCT with FILTER', at);
+  if (samp) return expr(`if(countIf(${arg.sql} IS NOT NULL AND ${filter}) < 2, NULL, ${agg.name}If(${arg.sql}, ${filter}))`, agg.result(arg.type));
   // count(x) FILTER counts the rows where x is not null and the filter holds.
   if (agg.name === 'count') return expr(`countIf(${arg.sql} IS NOT NULL AND ${filter})`, 'int');
   return expr(`${agg.name}If(${arg.sql}, ${filter})`, agg.result(arg.type));

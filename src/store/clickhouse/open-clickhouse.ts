@@ -17,6 +17,7 @@ import type { Engine, LogWriter } from '../engine.ts';
 import { WRITER_STATEMENT_TIMEOUT_MS } from '../session-settings.ts';
 import { createClickHouseWriter } from './clickhouse-writer.ts';
 import { createClickHouseEngine } from './clickhouse-engine.ts';
+import { queryUserProblems } from './query-user.ts';
 import { applyClickHouseSchema, insertRows } from './clickhouse-admin.ts';
 import { LOG_TABLES } from '../schema.ts';
 
@@ -40,6 +41,12 @@ export async function openClickHouse(config: Config, logger: Logger): Promise<Op
   const url = config.clickhouseUrl!;
   if (url !== 'embedded') {
     const client = clickhouseClient({ url, database: config.logSchema, max_open_connections: config.poolMax, request_timeout: config.statementTimeoutMs + 5_000 });
+    // The query path reads with a user that cannot write (docs/clickhouse.md gives the GRANTs).
+    const problems = await queryUserProblems(client, config.logSchema).catch(() => []);
+    if (problems.length > 0) {
+      await client.close();
+      throw new ConfigError(`CLICKHOUSE_URL's user is not read-only: ${problems.join('; ')}. Give the service a user with SELECT on ${config.logSchema}.* only (docs/clickhouse.md)`);
+    }
     const engine = createClickHouseEngine({
       client, callerClient: client, admin: client, embedded: false, concurrency: config.poolMax, statementTimeoutMs: config.statementTimeoutMs,
       maxResultBytes: config.maxResultBytes, responseShape: responseShape(config), onClose: () => client.close(),

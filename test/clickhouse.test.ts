@@ -251,6 +251,20 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
     }
   });
 
+  test('every stored CTE a caller can read has the same columns and rows on both engines (the dialect files agree)', async () => {
+    for (const name of ['logs.all', 'usage.api-counts']) {
+      const q = pairs.get('standard')!.ch.registry.lookup(name)!;
+      const params = name === 'logs.all' ? 'project=default' : `interval=daily&project=${encodeURIComponent('default')}`;
+      for (const cte of q.sandbox!.cteNames) {
+        const sql = `select * from ${cte} order by 1, 2 limit 50`;
+        const [pg, ch, ps, cs] = await both('standard', `/api/endpoints/query/${name}?${params}&sql=${encodeURIComponent(sql)}`);
+        assert.equal(ps, 200, `${name} ${cte}: ${pg.slice(0, 300)}`);
+        assert.equal(cs, 200, `${name} ${cte}: ${ch.slice(0, 300)}`);
+        assert.equal(ch, pg, `${name} ${cte}`);
+      }
+    }
+  });
+
   test('caller sql on ClickHouse: PostgreSQL\'s errors, not ClickHouse\'s answers (division by zero, a bad cast, RE2, a scalar subquery of two rows)', async () => {
     for (const [sql, message] of [
       ['select count(*) / 0 as x from edge_logs', /division by zero|ILLEGAL_DIVISION|Division by zero/i],
@@ -259,6 +273,8 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
       ["select event_message::bool as b from edge_logs", /boolean/i],
       ["select id from edge_logs where event_message ~ '(a)\\1'", /regular expression|regexp|RE2|compile/i],
       ['select (select id from edge_logs) as x', /more than one row/i],
+      ['select 3000000000::int as x', /integer out of range/],
+      ["select '70000'::smallint as x", /out of range for type smallint/],
     ] as const) {
       const res = await call(pairs.get('standard')!.ch.url, logsSql(sql));
       const text = await res.text();

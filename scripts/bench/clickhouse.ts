@@ -140,7 +140,7 @@ export async function clickhouseBench(o: Options): Promise<void> {
 async function studioCalls(o: Options, rows: number, now: Date, registries: Record<'pg' | 'ch', Registry>, pgEngine: Engine, chEngine: Engine, parser: SqlParser, log: (msg: string) => void): Promise<Figure[]> {
   const kit = (JSON.parse(readFileSync(new URL('../../test/fixtures/studio-queries.json', import.meta.url), 'utf8')) as { queries: { name: string; endpoint: string; params: Record<string, string>; sql: string | null }[] }).queries;
   const calls = kit.filter((c) => c.endpoint === 'logs.all' && typeof c.sql === 'string').map((c) => ({
-    name: c.name.replace(/:.*$/, ''),
+    name: c.name.replace(/ \(.*$/, '').replace(/: /, ' — '),
     sql: c.sql!.replace('{{now-7h}}', new Date(now.getTime() - 7 * 3_600_000).toISOString()).replace(/\{\{(\w+) row id\}\}/, 'none'),
   }));
   const dialect = bigQueryDialect(parser);

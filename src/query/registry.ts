@@ -10,7 +10,7 @@ import { prepareSandbox, type SandboxTemplate } from './sandbox/stored-statement
 import { bindSql, type BoundSql } from './sql-bind.ts';
 import { splitClickHouseWith, withOnlyWhatIsRead, type ClickHouseWith } from './clickhouse-with.ts';
 import { composeSandboxed } from './sandbox/compose.ts';
-import { storedCteColumns } from './clickhouse/compose-clickhouse.ts';
+import { clickhouseSandbox, storedCteColumns } from './clickhouse/compose-clickhouse.ts';
 import { quoteIdent } from '../store/schema.ts';
 import { randomUUID } from 'node:crypto';
 import type { StoreDialect } from '../store/engine.ts';
@@ -245,7 +245,7 @@ function clickhouseStatement(bound: BoundSql, pg: { name: string; text: string }
     if (extra.length > 0) fail(`${name} defines CTE(s) ${extra.join(', ')} that ${pg.name} does not: a caller's sql would read different tables on each engine`);
     if (pgCtes !== undefined) {
       const ctes = storedCteColumns(parser, pgBound.sql, split.ctes.map((c) => c.name));
-      const sandbox: SandboxTemplate = Object.freeze({ parser, withText: '', cteNames: Object.freeze([...ctes.keys()]), orphanParams: Object.freeze([]), clickhouse: Object.freeze({ with: split, ctes }) });
+      const sandbox: SandboxTemplate = Object.freeze({ parser, withText: '', cteNames: Object.freeze([...ctes.keys()]), orphanParams: Object.freeze([]), clickhouse: clickhouseSandbox(split, ctes) });
       return { runSql: withOnlyWhatIsRead(split), sandbox };
     }
   }

@@ -7,6 +7,7 @@
 import { LOG_TABLES } from '../../store/schema.ts';
 import { withCtesFor, type ClickHouseWith } from '../clickhouse-with.ts';
 import { checkCallerSql } from '../sandbox/caller-sql.ts';
+import { BoundedMemo } from '../../bounded-memo.ts';
 import { HttpError } from '../../errors.ts';
 import { Locator, reject, wrapped, type Json, type SqlParser } from '../sandbox/sql-parser.ts';
 import { chIdent, type Column, type Printed } from './emit-types.ts';
@@ -18,6 +19,20 @@ export interface ClickHouseSandbox {
   readonly with: ClickHouseWith;
   /** Each stored CTE a caller may read, with its columns. */
   readonly ctes: ReadonlyMap<string, readonly Column[]>;
+  /**
+   * Statements printed (or refused) by the text they were printed from, as translations are
+   * remembered (bigquery-dialect.ts): Studio polls the same sql with new time bounds.
+   */
+  readonly printed: BoundedMemo<PrintedCall | HttpError>;
+}
+
+/** Distinct texts remembered per stored query, and the longest held (a translation runs to ~20 KB). */
+const PRINTED_ENTRIES = 128;
+const PRINTED_MAX_CHARS = 64 * 1024;
+
+/** The sandbox part of a stored ClickHouse statement. */
+export function clickhouseSandbox(w: ClickHouseWith, ctes: ReadonlyMap<string, readonly Column[]>): ClickHouseSandbox {
+  return Object.freeze({ with: w, ctes, printed: new BoundedMemo<PrintedCall | HttpError>(PRINTED_ENTRIES, PRINTED_MAX_CHARS) });
 }
 
 /** The statement to run and the output columns that hold JSON. */
@@ -28,7 +43,26 @@ export interface PrintedCall {
   readonly timestampColumns: ReadonlySet<string>;
 }
 
+/**
+ * Validate `callerSql` (caller-sql.ts, as on PostgreSQL) and print it for ClickHouse over the stored
+ * CTEs it reads; throws `invalid_sql` naming what cannot be printed with PostgreSQL's meaning.
+ */
 export function composeForClickHouse(parser: SqlParser, sandbox: ClickHouseSandbox, callerSql: string, maxTokens?: number): PrintedCall {
+  const key = `${maxTokens ?? ''}:${callerSql}`;
+  const known = sandbox.printed.get(key);
+  if (known instanceof HttpError) throw known;
+  if (known !== undefined) return known;
+  try {
+    const printed = printCall(parser, sandbox, callerSql, maxTokens);
+    sandbox.printed.set(key, printed);
+    return printed;
+  } catch (err) {
+    if (err instanceof HttpError) sandbox.printed.set(key, err);
+    throw err;
+  }
+}
+
+function printCall(parser: SqlParser, sandbox: ClickHouseSandbox, callerSql: string, maxTokens?: number): PrintedCall {
   const checked = checkCallerSql(parser, callerSql, [...sandbox.ctes.keys()], maxTokens);
   const printer = new SelectPrinter(new Locator(callerSql), sandbox.ctes);
   let printed: Printed;

@@ -139,6 +139,8 @@ export class ExprEmitter {
 
   private binary(op: string, lnode: unknown, rnode: unknown, at: string): Expr {
     if (lnode === undefined) return this.unary(op, this.emit(rnode), at);
+    const typeTest = op === '=' || op === '<>' || op === '!=' ? this.typeTest(lnode, rnode) ?? this.typeTest(rnode, lnode) : undefined;
+    if (typeTest !== undefined) return op === '=' ? typeTest : expr(`(NOT ${typeTest.sql})`, 'bool');
     const left = this.emit(lnode);
     if (op === '->' || op === '->>' || op === '#>' || op === '#>>') return this.jsonPath(left, op, rnode, at);
     const right = this.emit(rnode);
@@ -237,6 +239,28 @@ export class ExprEmitter {
     const keys = op.startsWith('#') ? pathKeys(keyNode, at) : [jsonKey(keyNode, at)];
     const json = { root: base.root, path: [...base.path, ...keys], ...(base.parsed ? { parsed: true } : {}) };
     return op.endsWith('>>') ? scalarText(json) : { sql: '', type: 'jsonb', json };
+  }
+
+  /**
+   * `jsonb_typeof(x) = 'object'` (the BigQuery translation's test for a record, on every row of
+   * Studio's queries) as one type read of the document; NULL where x is absent, as jsonb_typeof's.
+   */
+  private typeTest(call: unknown, constant: unknown): Expr | undefined {
+    const f = wrapped(call, 'FuncCall');
+    const name = stringList(f?.['funcname']).at(-1);
+    const kind = wrapped(constant, 'A_Const')?.['sval'] as Json | undefined;
+    const args = (f?.['args'] as unknown[] | undefined) ?? [];
+    if ((name !== 'jsonb_typeof' && name !== 'json_typeof') || kind === undefined || args.length !== 1 || f!['over'] !== undefined) return undefined;
+    const v = this.emit(args[0]);
+    if (v.type !== 'jsonb') return undefined;
+    const j = v.json ?? { root: v.sql, path: [] };
+    const a = [j.root, ...j.path].join(', ');
+    const types: Record<string, string> = { object: "= 'Object'", array: "= 'Array'", string: "= 'String'", boolean: "= 'Bool'", number: "IN ('Int64', 'UInt64', 'Double')", null: "= 'Null'" };
+    const test = types[String(kind['sval'] ?? '')];
+    if (test === undefined) return undefined;
+    if (j.path.length === 0) return expr(`(toString(JSONType(${a})) ${test})`, 'bool');
+    // JSONType reads an absent key as 'Null': JSONHas tells the two apart, only where it must.
+    return expr(`multiIf(toString(JSONType(${a})) = 'Null' AND NOT JSONHas(${a}), NULL, toString(JSONType(${a})) ${test})`, 'bool');
   }
 
   /** `json @> constant`: every member of the constant object is in the value, compared as jsonb compares. */
@@ -359,6 +383,17 @@ export class ExprEmitter {
   /** `x::type`, `CAST(x AS type)`, `type 'literal'`: PostgreSQL's conversion and its errors. */
   cast(input: Expr, typeName: Json, at: string): Expr {
     const target = castTarget(typeName, at);
+    // int2 and int4: the value must fit, as PostgreSQL checks (ClickHouse would widen or wrap).
+    const bits = INT_BITS[stringList(typeName['names']).at(-1) ?? ''];
+    if (bits !== undefined) {
+      const v = this.cast(input, { names: [{ String: { sval: 'int8' } }] }, at);
+      const [lo, hi] = [-(2 ** (bits - 1)), 2 ** (bits - 1) - 1];
+      if (input.type === 'unknown' || v.sql === 'NULL') {
+        if (v.sql !== 'NULL' && (Number(v.sql) < lo || Number(v.sql) > hi)) throw new HttpError('query_error', `The database rejected the query: value "${input.literal ?? v.sql}" is out of range for type ${bits === 16 ? 'smallint' : 'integer'}`);
+        return v;
+      }
+      return expr(`(${v.sql} + throwIf(${v.sql} NOT BETWEEN ${lo} AND ${hi}, '${bits === 16 ? 'smallint' : 'integer'} out of range'))`, 'int');
+    }
     // varchar(n): an explicit cast cuts the text to n characters.
     const length = stringList(typeName['names']).at(-1) === 'varchar' ? wrapped((typeName['typmods'] as unknown[] | undefined)?.[0], 'A_Const') : undefined;
     if (length !== undefined) {
@@ -395,6 +430,9 @@ export class ExprEmitter {
     }
   }
 }
+
+/** Integer types narrower than ClickHouse's Int64 that PostgreSQL range-checks on a cast. */
+const INT_BITS: Readonly<Record<string, number>> = Object.freeze({ int2: 16, smallint: 16, int4: 32, integer: 32, int: 32 });
 
 /** The types a cast may name, as the emitter computes with them. */
 function castTarget(typeName: Json, at: string): PgType {

@@ -243,6 +243,9 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
       "select id from edge_logs where timestamp > now() - interval '1 day' and id in (select id from edge_logs where id like 'tie%') order by id desc",
       "select count(*) filter (where metadata -> 'request' ->> 'path' like '/rest%') as rest, count(distinct metadata -> 'request' ->> 'path') as paths from edge_logs",
       "select id, metadata @> '{\"request\": {\"path\": \"/rest/v1/t\"}}' as t from edge_logs where id like 'tie%' order by id",
+      // Read from the metadata_kinds map, not the document: the same answer, absent keys NULL.
+      "select id, jsonb_typeof(metadata -> 'request') as t, jsonb_typeof(metadata -> 'nope') as n, jsonb_typeof(metadata -> 'request') = 'object' as o, jsonb_typeof(metadata -> 'nope') <> 'string' as x from edge_logs where id like 'tie%' or id like 'fn%' order by id",
+      "select id, jsonb_typeof(metadata -> 'level') as l, jsonb_typeof(metadata -> 'project_ref') = 'number' as n from function_logs order by id limit 20",
     ]) {
       const [pg, ch, ps, cs] = await both('standard', logsSql(sql));
       assert.equal(ps, 200, `${sql}: ${pg}`);

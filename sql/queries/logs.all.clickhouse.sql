@@ -3,10 +3,12 @@
 -- CTE named like a table means itself. project_key is each table's project as SPEC 2.5.2 defines it,
 -- computed at insert (src/store/clickhouse/schema.ts; NUL where a row has none, which no parameter
 -- can equal); the identifier of a source whose project lives in metadata is that value.
+-- metadata_kinds (each top-level key's JSON type, computed at insert) is not a caller-visible
+-- column: the printer of caller sql reads it for jsonb_typeof(metadata -> 'key') (docs/clickhouse.md).
 with
 -- edge request logs
 edge_logs as (
-  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.project as identifier
+  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.metadata_kinds as metadata_kinds, t.project as identifier
   from {db}.edge_logs t
   where t.project_key = @project
     and (@iso_timestamp_start is null or t.timestamp > @iso_timestamp_start)
@@ -15,7 +17,7 @@ edge_logs as (
 ),
 -- database logs
 postgres_logs as (
-  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.project as identifier
+  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.metadata_kinds as metadata_kinds, t.project as identifier
   from {db}.postgres_logs t
   where t.project_key = @project
     and (@iso_timestamp_start is null or t.timestamp > @iso_timestamp_start)
@@ -24,7 +26,7 @@ postgres_logs as (
 ),
 -- function edge logs
 function_edge_logs as (
-  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, nullIf(t.project_key, char(0)) as identifier
+  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.metadata_kinds as metadata_kinds, nullIf(t.project_key, char(0)) as identifier
   from {db}.function_edge_logs t
   where t.project_key = @project
     and (@iso_timestamp_start is null or t.timestamp > @iso_timestamp_start)
@@ -33,7 +35,7 @@ function_edge_logs as (
 ),
 -- function logs
 function_logs as (
-  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, nullIf(t.project_key, char(0)) as identifier
+  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.metadata_kinds as metadata_kinds, nullIf(t.project_key, char(0)) as identifier
   from {db}.function_logs t
   where t.project_key = @project
     and (@iso_timestamp_start is null or t.timestamp > @iso_timestamp_start)
@@ -42,7 +44,7 @@ function_logs as (
 ),
 -- auth logs
 auth_logs as (
-  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.project as identifier
+  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.metadata_kinds as metadata_kinds, t.project as identifier
   from {db}.auth_logs t
   where t.project_key = @project
     and (@iso_timestamp_start is null or t.timestamp > @iso_timestamp_start)
@@ -51,7 +53,7 @@ auth_logs as (
 ),
 -- realtime logs
 realtime_logs as (
-  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, nullIf(t.project_key, char(0)) as identifier
+  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.metadata_kinds as metadata_kinds, nullIf(t.project_key, char(0)) as identifier
   from {db}.realtime_logs t
   where t.project_key = @project
     and (@iso_timestamp_start is null or t.timestamp > @iso_timestamp_start)
@@ -60,7 +62,7 @@ realtime_logs as (
 ),
 -- storage logs
 storage_logs as (
-  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, nullIf(t.project_key, char(0)) as identifier
+  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.metadata_kinds as metadata_kinds, nullIf(t.project_key, char(0)) as identifier
   from {db}.storage_logs t
   where t.project_key = @project
     and (@iso_timestamp_start is null or t.timestamp > @iso_timestamp_start)
@@ -69,7 +71,7 @@ storage_logs as (
 ),
 -- REST API logs
 postgrest_logs as (
-  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.project as identifier
+  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.metadata_kinds as metadata_kinds, t.project as identifier
   from {db}.postgrest_logs t
   where t.project_key = @project
     and (@iso_timestamp_start is null or t.timestamp > @iso_timestamp_start)
@@ -78,7 +80,7 @@ postgrest_logs as (
 ),
 -- connection-pooler logs
 pgbouncer_logs as (
-  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.project as identifier
+  select t.id as id, t.timestamp as timestamp, t.event_message as event_message, t.metadata as metadata, t.metadata_kinds as metadata_kinds, t.project as identifier
   from {db}.pgbouncer_logs t
   where t.project_key = @project
     and (@iso_timestamp_start is null or t.timestamp > @iso_timestamp_start)

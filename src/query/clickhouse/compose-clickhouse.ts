@@ -19,6 +19,8 @@ export interface ClickHouseSandbox {
   readonly with: ClickHouseWith;
   /** Each stored CTE a caller may read, with its columns. */
   readonly ctes: ReadonlyMap<string, readonly Column[]>;
+  /** The stored CTEs that carry `metadata_kinds` beside `metadata` (not a caller-visible column). */
+  readonly withKinds: ReadonlySet<string>;
   /**
    * Statements printed (or refused) by the text they were printed from, as translations are
    * remembered (bigquery-dialect.ts): Studio polls the same sql with new time bounds.
@@ -32,7 +34,8 @@ const PRINTED_MAX_CHARS = 64 * 1024;
 
 /** The sandbox part of a stored ClickHouse statement. */
 export function clickhouseSandbox(w: ClickHouseWith, ctes: ReadonlyMap<string, readonly Column[]>): ClickHouseSandbox {
-  return Object.freeze({ with: w, ctes, printed: new BoundedMemo<PrintedCall | HttpError>(PRINTED_ENTRIES, PRINTED_MAX_CHARS) });
+  const withKinds = new Set(w.ctes.filter((c) => /\bmetadata_kinds\b/.test(c.text)).map((c) => c.name));
+  return Object.freeze({ with: w, ctes, withKinds, printed: new BoundedMemo<PrintedCall | HttpError>(PRINTED_ENTRIES, PRINTED_MAX_CHARS) });
 }
 
 /** The statement to run and the output columns that hold JSON. */
@@ -64,7 +67,7 @@ export function composeForClickHouse(parser: SqlParser, sandbox: ClickHouseSandb
 
 function printCall(parser: SqlParser, sandbox: ClickHouseSandbox, callerSql: string, maxTokens?: number): PrintedCall {
   const checked = checkCallerSql(parser, callerSql, [...sandbox.ctes.keys()], maxTokens);
-  const printer = new SelectPrinter(new Locator(callerSql), sandbox.ctes);
+  const printer = new SelectPrinter(new Locator(callerSql), sandbox.ctes, sandbox.withKinds);
   let printed: Printed;
   try {
     printed = printer.statement(checked.select);

@@ -8,7 +8,7 @@ import { HttpError } from '../../errors.ts';
 import { jsonbText } from '../../store/jsonb-text.ts';
 import { clickhouseTimestamp } from '../../store/clickhouse/timestamps.ts';
 import { nodeType, stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { chString, elementOf, expr, isNumber, unsupported, type Column, type Expr, type IntervalTerm, type PgType, type Printed } from './emit-types.ts';
+import { chString, elementOf, expr, isNumber, nonZero, unsupported, type Column, type Expr, type IntervalTerm, type PgType, type Printed } from './emit-types.ts';
 import { callFunction } from './emit-functions.ts';
 
 /** What an expression can see: its FROM items' columns, subqueries, named windows, positions. */
@@ -153,18 +153,14 @@ export class ExprEmitter {
         return expr(`(${l.sql} ${op === '<>' ? '!=' : op} ${r.sql})`, 'bool');
       }
       case '+': case '-': return this.additive(op, left, right, at);
-      case '*': case '/': case '%': {
-        const scaled = op === '*' ? this.scaledInterval(left, right, at) : undefined;
+      case '*': {
+        const scaled = this.scaledInterval(left, right, at);
         if (scaled !== undefined) return scaled;
         const [l, r, type] = this.pair(left, right, at);
         if (!isNumber(type)) return unsupported(`${op} on ${type}`, at);
-        if (op === '*') return expr(`(${l.sql} * ${r.sql})`, type);
-        // PostgreSQL divides integers exactly and refuses zero with "division by zero"; ClickHouse's
-        // `/` is floating point and gives inf: intDiv, and a divisor that raises PostgreSQL's error.
-        const divisor = `(${r.sql} + throwIf(${r.sql} = 0, 'division by zero'))`;
-        if (type === 'int') return expr(op === '/' ? `intDiv(${l.sql}, ${divisor})` : `modulo(${l.sql}, ${divisor})`, 'int');
-        return expr(op === '/' ? `(${l.sql} / ${divisor})` : `modulo(${l.sql}, ${divisor})`, 'numeric');
+        return expr(`(${l.sql} * ${r.sql})`, type);
       }
+      case '/': case '%': return this.quotient(op, left, right, at);
       case '||': {
         const [l, r] = [this.textOperand(left, at), this.textOperand(right, at)];
         return expr(`concat(${l}, ${r})`, 'text');
@@ -188,6 +184,23 @@ export class ExprEmitter {
     if (op === '+') return v;
     if (op === '@') return expr(`abs(${v.sql})`, v.type);
     return unsupported(`operator ${op}`, at);
+  }
+
+  /** `a / b`, `a % b` of the operand nodes (division and mod() print alike). */
+  divide(op: '/' | '%', lnode: unknown, rnode: unknown, at: string): Expr {
+    return this.quotient(op, this.emit(lnode), this.emit(rnode), at);
+  }
+
+  /**
+   * PostgreSQL divides integers exactly and refuses zero with "division by zero"; ClickHouse's `/`
+   * is floating point and gives inf: intDiv, and a divisor that raises PostgreSQL's error.
+   */
+  private quotient(op: '/' | '%', left: Expr, right: Expr, at: string): Expr {
+    const [l, r, type] = this.pair(left, right, at);
+    if (!isNumber(type)) return unsupported(`${op} on ${type}`, at);
+    const divisor = nonZero(r.sql);
+    if (type === 'int') return expr(op === '/' ? `intDiv(${l.sql}, ${divisor})` : `modulo(${l.sql}, ${divisor})`, 'int');
+    return expr(op === '/' ? `(${l.sql} / ${divisor})` : `modulo(${l.sql}, ${divisor})`, 'numeric');
   }
 
   /** `n * interval`: each term's count multiplied (BigQuery's `INTERVAL n HOUR` translates so). */
@@ -235,9 +248,9 @@ export class ExprEmitter {
   /** `->`, `->>`, `#>`, `#>>` on a JSON value, with a constant key, index or path. */
   jsonPath(left: Expr, op: string, keyNode: unknown, at: string): Expr {
     if (left.type !== 'jsonb') return unsupported(`${op} on ${left.type}`, at);
-    const base = left.json ?? { root: left.sql, path: [] };
+    const base = left.json ?? { root: left.sql, path: [], ...(left.kinds ? { kinds: left.kinds } : {}) };
     const keys = op.startsWith('#') ? pathKeys(keyNode, at) : [jsonKey(keyNode, at)];
-    const json = { root: base.root, path: [...base.path, ...keys], ...(base.parsed ? { parsed: true } : {}) };
+    const json = { root: base.root, path: [...base.path, ...keys], ...(base.parsed ? { parsed: true } : {}), ...(base.kinds ? { kinds: base.kinds } : {}) };
     return op.endsWith('>>') ? scalarText(json) : { sql: '', type: 'jsonb', json };
   }
 
@@ -256,8 +269,11 @@ export class ExprEmitter {
     const j = v.json ?? { root: v.sql, path: [] };
     const a = [j.root, ...j.path].join(', ');
     const types: Record<string, string> = { object: "= 'Object'", array: "= 'Array'", string: "= 'String'", boolean: "= 'Bool'", number: "IN ('Int64', 'UInt64', 'Double')", null: "= 'Null'" };
-    const test = types[String(kind['sval'] ?? '')];
+    const wanted = String(kind['sval'] ?? '');
+    const test = types[wanted];
     if (test === undefined) return undefined;
+    const kinds = topLevelKinds(j);
+    if (kinds !== undefined) return expr(`if(mapContains(${kinds.map}, ${kinds.key}), ${kinds.map}[${kinds.key}] = ${chString(wanted)}, NULL)`, 'bool');
     if (j.path.length === 0) return expr(`(toString(JSONType(${a})) ${test})`, 'bool');
     // JSONType reads an absent key as 'Null': JSONHas tells the two apart, only where it must.
     return expr(`multiIf(toString(JSONType(${a})) = 'Null' AND NOT JSONHas(${a}), NULL, toString(JSONType(${a})) ${test})`, 'bool');
@@ -618,6 +634,11 @@ function sqlValueFunction(op: string, at: string): Expr {
   if (op.startsWith('SVFOP_CURRENT_TIMESTAMP') || op.startsWith('SVFOP_LOCALTIMESTAMP')) return expr("now64(6, 'UTC')", 'timestamptz');
   if (op === 'SVFOP_CURRENT_DATE') return expr("toDate(now64(6, 'UTC'), 'UTC')", 'date');
   return unsupported(op.replace('SVFOP_', '').toLowerCase(), at);
+}
+
+/** A top-level key of a stored CTE's `metadata`, whose kind its companion map holds (emit-types.ts). */
+export function topLevelKinds(j: { path: readonly string[]; kinds?: string }): { map: string; key: string } | undefined {
+  return j.kinds !== undefined && j.path.length === 1 && j.path[0]!.startsWith("'") ? { map: j.kinds, key: j.path[0]! } : undefined;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
 import { chString, elementOf, expr, isNumber, unsupported, type Expr, type PgType } from './emit-types.ts';
-import type { ExprEmitter } from './emit-expression.ts';
+import { topLevelKinds, type ExprEmitter } from './emit-expression.ts';
 
 type Emit = (e: ExprEmitter, args: unknown[], at: string) => Expr;
 
@@ -79,15 +79,10 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
     if (args.length !== 1) return unsupported('to_timestamp with a format', at);
     return expr(`toDateTime64(${typedArg(e, args[0], 'numeric', at)}, 6, 'UTC')`, 'timestamptz');
   },
-  mod: (e, args, at) => {
-    const [l, r, type] = e.pair(e.value(args[0]), e.value(args[1]), at);
-    if (!isNumber(type)) return unsupported(`mod of ${type}`, at);
-    return expr(`modulo(${l.sql}, (${r.sql} + throwIf(${r.sql} = 0, 'division by zero')))`, type);
-  },
+  mod: (e, args, at) => e.divide('%', args[0], args[1], at),
   div: (e, args, at) => {
-    const [l, r, type] = e.pair(e.value(args[0]), e.value(args[1]), at);
-    if (!isNumber(type)) return unsupported(`div of ${type}`, at);
-    return expr(`trunc(${l.sql} / (${r.sql} + throwIf(${r.sql} = 0, 'division by zero')))`, 'numeric');
+    const q = e.divide('/', args[0], args[1], at);
+    return q.type === 'int' ? q : expr(`trunc(${q.sql})`, 'numeric');
   },
   upper: plain('upperUTF8', ['text'], 'text'),
   length: plain('lengthUTF8', ['text'], 'int'),
@@ -130,6 +125,7 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
   cbrt: plain('cbrt', ['numeric'], 'numeric'),
   exp: plain('exp', ['numeric'], 'numeric'),
   ln: plain('log', ['numeric'], 'numeric'),
+  log: plain('log10', ['numeric'], 'numeric'),
   log10: plain('log10', ['numeric'], 'numeric'),
   power: plain('pow', ['numeric', 'numeric'], 'numeric'),
   pow: plain('pow', ['numeric', 'numeric'], 'numeric'),
@@ -265,6 +261,8 @@ function jsonTypeof(e: ExprEmitter, args: unknown[], at: string): Expr {
   const v = e.emit(args[0]);
   if (v.type !== 'jsonb') return unsupported(`jsonb_typeof of ${v.type}`, at);
   const j = v.json ?? { root: v.sql, path: [] };
+  const kinds = topLevelKinds(j);
+  if (kinds !== undefined) return expr(`if(mapContains(${kinds.map}, ${kinds.key}), toString(${kinds.map}[${kinds.key}]), NULL)`, 'text');
   const a = [j.root, ...j.path].join(', ');
   const name = `transform(toString(JSONType(${a})), ['Object', 'Array', 'String', 'Int64', 'UInt64', 'Double', 'Bool', 'Null'], ['object', 'array', 'string', 'number', 'number', 'number', 'boolean', 'null'], NULL)`;
   return expr(j.path.length === 0 ? name : `if(JSONHas(${a}), ${name}, NULL)`, 'text');

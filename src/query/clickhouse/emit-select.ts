@@ -14,6 +14,8 @@ import { sortKey } from './emit-functions.ts';
 interface Rel {
   readonly name: string;
   readonly columns: readonly Column[];
+  /** A stored CTE's: it carries `metadata_kinds` beside `metadata` (compose-clickhouse.ts). */
+  readonly kinds?: boolean;
 }
 
 /** A CTE visible to the statement: what it is printed as and its columns. */
@@ -35,7 +37,8 @@ class Scope implements ExprScope {
     // Not here: an enclosing query's (a correlated subquery; ClickHouse 25.8 and later run those).
     const [rel, col] = this.lookup(fields, at) ?? reject(`column "${fields.join('.')}" does not exist${at}`);
     if (rel.name === '') return expr(col.name, col.type); // a USING join's merged column, printed already
-    return expr(`${chIdent(rel.name)}.${chIdent(col.name)}`, col.type);
+    const value = expr(`${chIdent(rel.name)}.${chIdent(col.name)}`, col.type);
+    return rel.kinds && col.name === 'metadata' ? { ...value, kinds: `${chIdent(rel.name)}.\`metadata_kinds\`` } : value;
   }
 
   private lookup(fields: readonly string[], at: string): [Rel, Column] | undefined {
@@ -77,7 +80,7 @@ export class SelectPrinter {
   /** The stored CTEs the statement reads (only those are sent). */
   readonly storedRead = new Set<string>();
 
-  constructor(readonly locator: Locator, private readonly stored: ReadonlyMap<string, readonly Column[]>) {}
+  constructor(readonly locator: Locator, private readonly stored: ReadonlyMap<string, readonly Column[]>, private readonly withKinds: ReadonlySet<string> = new Set()) {}
 
   /** The caller's whole statement: its outputs named as PostgreSQL names them, booleans as Bool. */
   statement(select: Json): Printed {
@@ -242,7 +245,8 @@ export class SelectPrinter {
         const stored = own === undefined ? this.stored.get(name) : undefined;
         if (own === undefined && stored === undefined) return reject(`relation "${name}" does not exist${at}`);
         if (stored !== undefined) this.storedRead.add(name);
-        return this.relation(own?.printed ?? name, own?.columns ?? stored!, String(alias?.['aliasname'] ?? name), stringList(alias?.['colnames']), scope, at);
+        const kinds = own === undefined && this.withKinds.has(name) && stringList(alias?.['colnames']).length === 0;
+        return this.relation(own?.printed ?? name, own?.columns ?? stored!, String(alias?.['aliasname'] ?? name), stringList(alias?.['colnames']), scope, at, undefined, kinds);
       }
       case 'RangeSubselect': {
         if (body['lateral']) return unsupported('LATERAL', at);
@@ -280,10 +284,10 @@ export class SelectPrinter {
   }
 
   /** `source AS name`, with PostgreSQL's column aliases applied; the name joins the scope. */
-  private relation(source: string, columns: readonly Column[], name: string, colnames: string[], scope: Scope, at: string, inner: readonly Column[] = columns): string {
+  private relation(source: string, columns: readonly Column[], name: string, colnames: string[], scope: Scope, at: string, inner: readonly Column[] = columns, kinds = false): string {
     if (scope.rels.some((r) => r.name === name)) reject(`table name "${name}" specified more than once${at}`);
     const cols = renamed(columns, colnames, at);
-    scope.rels.push({ name, columns: cols });
+    scope.rels.push({ name, columns: cols, ...(kinds ? { kinds } : {}) });
     if (colnames.length === 0) return `${source} AS ${chIdent(name)}`;
     return `(SELECT ${cols.map((c, i) => `${chIdent(inner[i]!.name)} AS ${chIdent(c.name)}`).join(', ')} FROM ${source}) AS ${chIdent(name)}`;
   }

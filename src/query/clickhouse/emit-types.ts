@@ -24,7 +24,12 @@ export interface Expr {
    * literals). `parsed`: the root is text parsed as JSON (try_jsonb), whose objects keep the
    * source's key order where jsonb sorts keys; stored metadata is jsonb's text already.
    */
-  readonly json?: { readonly root: string; readonly path: readonly string[]; readonly parsed?: boolean };
+  readonly json?: { readonly root: string; readonly path: readonly string[]; readonly parsed?: boolean; readonly kinds?: string };
+  /**
+   * A stored CTE's `metadata`: its companion map of top-level key → jsonb_typeof name (computed at
+   * insert, src/store/clickhouse/schema.ts), read instead of parsing the document.
+   */
+  readonly kinds?: string;
   /** An interval: its terms, each a count (printed integer expression) and a ClickHouse unit. */
   readonly interval?: readonly IntervalTerm[];
   /** The difference of two timestamps, in microseconds (printed): what `epoch from` reads. */
@@ -70,6 +75,9 @@ export const expr = (sql: string, type: PgType): Expr => ({ sql, type });
 
 /** An array type's element type, or undefined for a scalar. */
 export const elementOf = (t: PgType): ScalarType | undefined => (t.endsWith('[]') ? (t.slice(0, -2) as ScalarType) : undefined);
+
+/** A divisor that raises PostgreSQL's error at zero (ClickHouse's `/` gives inf). */
+export const nonZero = (divisor: string): string => `(${divisor} + throwIf(${divisor} = 0, 'division by zero'))`;
 
 /** Numbers as PostgreSQL's numeric rules see them. */
 export const isNumber = (t: PgType): boolean => t === 'int' || t === 'numeric';

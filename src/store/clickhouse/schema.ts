@@ -23,6 +23,14 @@ export function scalarAt(path: readonly string[]): string {
 }
 
 /**
+ * Each top-level key of `metadata` → its value's jsonb_typeof name, from one parse at insert: what
+ * Studio's queries test on every row (`jsonb_typeof(metadata -> 'request') = 'object'`, the
+ * translation of `CROSS JOIN UNNEST(m.request)`), read from a small map instead of the document
+ * (src/query/clickhouse/, the stored CTEs expose it to the printer, never to callers).
+ */
+export const METADATA_KINDS = `mapFromArrays(arrayMap(kv -> kv.1, JSONExtractKeysAndValuesRaw(metadata)), arrayMap(kv -> multiIf(startsWith(kv.2, '{'), 'object', startsWith(kv.2, '['), 'array', startsWith(kv.2, '"'), 'string', kv.2 IN ('true', 'false'), 'boolean', kv.2 = 'null', 'null', 'number'), JSONExtractKeysAndValuesRaw(metadata)))`;
+
+/**
  * The value a table's rows are found by (SPEC 2.5.2): the `project` column, or the project named in
  * metadata. NUL where there is none: no parameter can hold NUL (params.ts), so a row without a
  * project never matches, as NULL never equals in PostgreSQL.
@@ -58,11 +66,14 @@ export function clickhouseSchema(o: ClickHouseSchemaOptions): string[] {
   project Nullable(String),
   metadata String DEFAULT '{}',
   project_key String MATERIALIZED ${PROJECT_KEY[table]}${edge},
+  metadata_kinds Map(String, LowCardinality(String)) MATERIALIZED ${METADATA_KINDS},
   INDEX id_bloom id TYPE bloom_filter GRANULARITY 4
 ) ENGINE = ${engine}
 PARTITION BY toDate(timestamp)
 ORDER BY (project_key, timestamp, id)${ttl}
 SETTINGS index_granularity = 1024, ttl_only_drop_parts = 1, non_replicated_deduplication_window = 1000`);
+    // A store made before metadata_kinds: added, computed on read until parts are rewritten.
+    statements.push(`ALTER TABLE ${db}.${local}${on} ADD COLUMN IF NOT EXISTS metadata_kinds Map(String, LowCardinality(String)) MATERIALIZED ${METADATA_KINDS} AFTER project_key`);
     if (o.cluster !== null) {
       statements.push(`CREATE TABLE IF NOT EXISTS ${db}.${table}${on} AS ${db}.${local} ENGINE = Distributed(${ident(o.cluster)}, ${db}, ${local}, cityHash64(id))`);
     }

@@ -5,10 +5,10 @@
  * with PostgreSQL's errors. What it cannot print that way is refused by name and position.
  */
 import { HttpError } from '../../errors.ts';
-import { jsonbText } from '../../store/jsonb-text.ts';
-import { clickhouseTimestamp } from '../../store/clickhouse/timestamps.ts';
 import { nodeType, stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { chString, elementOf, expr, isNumber, nonZero, unsupported, type Column, type Expr, type IntervalTerm, type PgType, type Printed } from './emit-types.ts';
+import { chString, elementOf, expr, isNumber, nonZero, unsupported, type Column, type Expr, type PgType, type Printed } from './emit-types.ts';
+import { asTimestamp, castTarget, checkedParse, constant, INT_BITS, literalAs, sqlValueFunction, textToBool } from './emit-constants.ts';
+import { jsonAsText, jsonKey, pathKeys, scalarText, topLevelKinds } from './emit-json.ts';
 import { callFunction } from './emit-functions.ts';
 
 /** What an expression can see: its FROM items' columns, subqueries, named windows, positions. */
@@ -63,6 +63,12 @@ export class ExprEmitter {
     if (e.json.path.length === 0) return expr(e.json.root, 'jsonb');
     const args = [e.json.root, ...e.json.path].join(', ');
     return expr(`if(JSONHas(${args}), JSONExtractRaw(${args}), NULL)`, 'jsonb');
+  }
+
+  /** A function argument read as `type` (an integer where a number is wanted stays an integer). */
+  argAs(node: unknown, type: PgType, at: string): string {
+    const v = this.emit(node);
+    return type === 'numeric' && v.type === 'int' ? this.read(v, at).sql : this.as(v, type, at).sql;
   }
 
   /** `e` read as `type`: literals converted here (never at run time), other values cast. */
@@ -445,208 +451,6 @@ export class ExprEmitter {
       default: return unsupported(`a cast from ${e.type} to ${target}`, at);
     }
   }
-}
-
-/** Integer types narrower than ClickHouse's Int64 that PostgreSQL range-checks on a cast. */
-const INT_BITS: Readonly<Record<string, number>> = Object.freeze({ int2: 16, smallint: 16, int4: 32, integer: 32, int: 32 });
-
-/** The types a cast may name, as the emitter computes with them. */
-function castTarget(typeName: Json, at: string): PgType {
-  const name = stringList(typeName['names']).at(-1) ?? '';
-  if (Array.isArray(typeName['arrayBounds'])) return unsupported(`the array type ${name}[]`, at);
-  const mods = Array.isArray(typeName['typmods']) && (typeName['typmods'] as unknown[]).length > 0;
-  const types: Record<string, PgType> = {
-    text: 'text', varchar: 'text', int2: 'int', int4: 'int', int8: 'int', smallint: 'int', integer: 'int', int: 'int', bigint: 'int',
-    numeric: 'numeric', decimal: 'numeric', float4: 'numeric', float8: 'numeric', real: 'numeric', bool: 'bool', boolean: 'bool',
-    timestamptz: 'timestamptz', timestamp: 'timestamp', date: 'date', interval: 'interval', jsonb: 'jsonb', json: 'jsonb',
-  };
-  const type = types[name];
-  if (type === undefined || (mods && name !== 'timestamptz' && name !== 'timestamp' && name !== 'varchar')) return unsupported(`the type ${name}${mods ? ' with a modifier' : ''}`, at);
-  return type;
-}
-
-/**
- * text → a number as PostgreSQL reads it: what matches `pattern` (PostgreSQL's input syntax), else
- * PostgreSQL's error. ClickHouse's own conversions accept other spellings, or give NULL.
- */
-function checkedParse(x: string, pattern: string, parse: string, type: string): string {
-  return `multiIf(${x} IS NULL, NULL, match(${x}, ${chString(pattern)}), ${parse}(trimBoth(${x})), ${parse}(toString(throwIf(${x} IS NOT NULL, 'invalid input syntax for type ${type}'))))`;
-}
-
-/** text → boolean with PostgreSQL's spellings; anything else is its error, as a ClickHouse exception. */
-function textToBool(x: string): Expr {
-  const v = `lower(trimBoth(${x}))`;
-  return expr(`multiIf(${x} IS NULL, NULL, ${v} IN ('t', 'tr', 'tru', 'true', 'y', 'ye', 'yes', 'on', '1'), true, ${v} IN ('f', 'fa', 'fal', 'fals', 'false', 'n', 'no', 'of', 'off', '0'), false, toBool(throwIf(${x} IS NOT NULL, 'invalid input syntax for type boolean')))`, 'bool');
-}
-
-/** A literal read as `type`, converted while printing: what PostgreSQL would refuse is refused. */
-export function literalAs(value: string, type: PgType, at: string): Expr {
-  switch (type) {
-    case 'text': case 'unknown': case 'other': return { ...expr(chString(value), 'text'), literal: value };
-    case 'int': {
-      if (!/^\s*[+-]?\d+\s*$/.test(value)) return invalidInput('integer', value);
-      return expr(String(BigInt(value.trim())), 'int');
-    }
-    case 'numeric': {
-      const n = Number(value.trim());
-      if (value.trim() === '' || !Number.isFinite(n)) return invalidInput('numeric', value);
-      return expr(`toFloat64(${chString(String(n))})`, 'numeric');
-    }
-    case 'bool': {
-      const v = value.trim().toLowerCase();
-      if (['t', 'true', 'y', 'yes', 'on', '1'].includes(v)) return expr('true', 'bool');
-      if (['f', 'false', 'n', 'no', 'off', '0'].includes(v)) return expr('false', 'bool');
-      return invalidInput('boolean', value);
-    }
-    case 'timestamp':
-    case 'timestamptz': {
-      const v = value.trim().toLowerCase() === 'epoch' ? '1970-01-01' : value.trim();
-      const text = /^\d{4}-\d\d-\d\d$/.test(v) ? `${v}T00:00:00Z` : v;
-      let ch: string;
-      try {
-        ch = clickhouseTimestamp(text);
-      } catch {
-        // What PostgreSQL would read too (other spellings) is refused by name; the rest is its error.
-        return Number.isNaN(Date.parse(value)) ? invalidInput('timestamp with time zone', value) : unsupported(`the timestamp "${value}" (write it as ISO 8601)`, at);
-      }
-      return expr(`toDateTime64(${chString(ch)}, 6, 'UTC')`, type);
-    }
-    case 'date': {
-      if (!/^\d{4}-\d\d-\d\d$/.test(value.trim())) return unsupported(`the date "${value}" (write it as YYYY-MM-DD)`, at);
-      return expr(`toDate(${chString(value.trim())})`, 'date');
-    }
-    case 'interval': return { ...expr('', 'interval'), interval: intervalTerms(value, at), literal: value };
-    case 'jsonb': {
-      let text: string | null;
-      try {
-        text = jsonbText(value);
-      } catch {
-        text = null;
-      }
-      return text === null ? invalidInput('json', value) : { ...expr(chString(text), 'jsonb'), literal: text };
-    }
-    default: return unsupported(`a literal as ${type}`, at);
-  }
-}
-
-const INTERVAL_UNITS: Readonly<Record<string, string>> = Object.freeze({
-  microsecond: 'Microsecond', millisecond: 'Millisecond', second: 'Second', sec: 'Second', s: 'Second',
-  minute: 'Minute', min: 'Minute', m: 'Minute', hour: 'Hour', hr: 'Hour', h: 'Hour', day: 'Day', d: 'Day',
-  week: 'Week', w: 'Week', month: 'Month', mon: 'Month', year: 'Year', yr: 'Year', y: 'Year',
-});
-
-/** A timestamp or date as DateTime64(6, 'UTC'). */
-function asTimestamp(e: Expr): string {
-  return e.type === 'date' ? `toDateTime64(${e.sql}, 6, 'UTC')` : e.sql;
-}
-
-/** `'10 years'`, `'1 hour 30 minutes'`, `'-2 days'` → interval terms; other spellings refused. */
-function intervalTerms(text: string, at: string): IntervalTerm[] {
-  const terms: IntervalTerm[] = [];
-  const re = /\s*([+-]?\d+)\s*([a-z]+)\s*/giy;
-  let m: RegExpExecArray | null;
-  let end = 0;
-  while ((m = re.exec(text)) !== null) {
-    const unit = INTERVAL_UNITS[m[2]!.toLowerCase().replace(/s$/, '')] ?? INTERVAL_UNITS[m[2]!.toLowerCase()];
-    if (unit === undefined) break;
-    terms.push({ count: String(Number(m[1])), unit });
-    end = re.lastIndex;
-  }
-  if (terms.length === 0 || end !== text.length) return unsupported(`the interval "${text}" (write it as "N unit …")`, at);
-  return terms;
-}
-
-function constant(body: Json, at: string): Expr {
-  if (body['isnull']) return expr('NULL', 'null');
-  if ('ival' in body) return expr(String(Number((body['ival'] as Json)['ival'] ?? 0)), 'int');
-  if ('fval' in body) {
-    const text = String((body['fval'] as Json)['fval']);
-    // An integer past int4 is a Float node: int8 where it fits (as PostgreSQL types it), else numeric.
-    if (/^\d+$/.test(text) && BigInt(text) <= 9223372036854775807n) return expr(`toInt64(${text})`, 'int');
-    return expr(`toFloat64('${text}')`, 'numeric');
-  }
-  if ('boolval' in body) return expr((body['boolval'] as Json)['boolval'] ? 'true' : 'false', 'bool');
-  if ('sval' in body) {
-    const value = String((body['sval'] as Json)['sval'] ?? '');
-    return { ...expr(chString(value), 'unknown'), literal: value };
-  }
-  return unsupported('a bit-string constant', at);
-}
-
-/** A JSON key or array index: a constant, as PostgreSQL reads it (array indexes from 0, ClickHouse's from 1). */
-function jsonKey(node: unknown, at: string): string {
-  const c = wrapped(node, 'A_Const');
-  if (c && 'sval' in c) return chString(String((c['sval'] as Json)['sval'] ?? ''));
-  if (c && 'ival' in c) {
-    const i = Number((c['ival'] as Json)['ival'] ?? 0);
-    return String(i >= 0 ? i + 1 : i);
-  }
-  return unsupported('a JSON key that is not a constant', at);
-}
-
-/** `#>`'s path: a text-array constant of object keys. */
-function pathKeys(node: unknown, at: string): string[] {
-  const inner = wrapped(node, 'TypeCast')?.['arg'] ?? node;
-  const c = wrapped(inner, 'A_Const');
-  const text = c && 'sval' in c ? String((c['sval'] as Json)['sval'] ?? '') : undefined;
-  const m = text === undefined ? null : /^\{([^{}"\\]*)\}$/.exec(text.trim());
-  // ARRAY['a', 'b'] (the BigQuery translation writes paths so) or '{a,b}'.
-  const array = wrapped(inner, 'A_ArrayExpr');
-  const elements = array === undefined ? undefined : ((array['elements'] as unknown[] | undefined) ?? []).map((el) => {
-    const k = wrapped(el, 'A_Const');
-    return k && 'sval' in k ? String((k['sval'] as Json)['sval'] ?? '') : unsupported('a JSON path step that is not a constant', at);
-  });
-  if (m === null && elements === undefined) return unsupported('a JSON path that is not a constant like \'{a,b}\'', at);
-  const keys = elements ?? m![1]!.split(',').map((k) => k.trim()).filter((k) => k !== '');
-  // `#>` reads a number as an array index where the value is an array and as a key elsewhere.
-  if (keys.some((k) => /^-?\d+$/.test(k))) return unsupported('a numeric step in a JSON path', at);
-  return keys.map(chString);
-}
-
-/** `->>`: a string's text, a number's or boolean's JSON text, NULL for null and for what is absent. */
-function scalarText(json: { root: string; path: readonly string[]; parsed?: boolean }): Expr {
-  const args = [json.root, ...json.path].join(', ');
-  const present = json.path.length === 0 ? '1' : `JSONHas(${args})`;
-  return expr(`multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), ${present} AND JSONType(${args}) != 'Null', ${jsonAsText(`JSONExtractRaw(${args})`, json.parsed === true)}, NULL)`, 'text');
-}
-
-/**
- * JSON text as jsonb's text: spaced as jsonb prints it. An object parsed from text (try_jsonb)
- * keeps its source's key order where jsonb sorts keys: that is PostgreSQL's error here, not
- * another answer.
- */
-function jsonAsText(x: string, parsed: boolean): string {
-  if (!parsed) return pgJsonText(x);
-  const object = `JSONType(assumeNotNull(${x})) IN ('Object', 'Array')`;
-  return `if(${x} IS NOT NULL AND ${object}, toString(throwIf(${x} IS NOT NULL AND ${object}, 'a JSON object or array parsed from text, read as text: its keys would not be in jsonb order on the ClickHouse engine')), ${pgJsonText(x)})`;
-}
-
-/**
- * JSON text ClickHouse printed (minified) spaced as jsonb prints it: `, ` and `: ` outside strings.
- * Key order and numbers stay as the source has them (the stored metadata is jsonb's text already).
- */
-function pgJsonText(x: string): string {
-  const spaced = `arrayStringConcat(arrayMap(t -> multiIf(t = ',', ', ', t = ':', ': ', t), extractAll(assumeNotNull(${x}), ${chString('"(?:[^"\\\\]|\\\\.)*"|[^",:]+|[,:]')})))`;
-  return `if(${x} IS NULL, NULL, ${spaced})`;
-}
-
-function sqlValueFunction(op: string, at: string): Expr {
-  if (op.startsWith('SVFOP_CURRENT_TIMESTAMP') || op.startsWith('SVFOP_LOCALTIMESTAMP')) return expr("now64(6, 'UTC')", 'timestamptz');
-  if (op === 'SVFOP_CURRENT_DATE') return expr("toDate(now64(6, 'UTC'), 'UTC')", 'date');
-  return unsupported(op.replace('SVFOP_', '').toLowerCase(), at);
-}
-
-/** A top-level key of a stored CTE's `metadata`, whose kind its companion map holds (emit-types.ts). */
-export function topLevelKinds(j: { path: readonly string[]; kinds?: string }): { map: string; key: string } | undefined {
-  return j.kinds !== undefined && j.path.length === 1 && j.path[0]!.startsWith("'") ? { map: j.kinds, key: j.path[0]! } : undefined;
-}
-
-/**
- * A constant PostgreSQL refuses to read as its type: the same answer as PostgreSQL gives when it
- * runs the statement (query_error, its message), found here while printing.
- */
-function invalidInput(type: string, value: string): never {
-  throw new HttpError('query_error', `The database rejected the query: invalid input syntax for type ${type}: "${value}"`);
 }
 
 /** A `List` node's items (IN lists, BETWEEN bounds), or an array as is. */

@@ -1,0 +1,69 @@
+/**
+ * JSON paths on `metadata` printed for ClickHouse with PostgreSQL's meaning (emit-expression.ts
+ * reads them): constant keys and paths, `->>`'s scalar rules, JSON text spaced as jsonb prints it,
+ * and the stored CTEs' map of each top-level key's kind.
+ */
+import { wrapped, type Json } from '../sandbox/sql-parser.ts';
+import { chString, expr, unsupported, type Expr } from './emit-types.ts';
+
+/** A JSON key or array index: a constant, as PostgreSQL reads it (array indexes from 0, ClickHouse's from 1). */
+export function jsonKey(node: unknown, at: string): string {
+  const c = wrapped(node, 'A_Const');
+  if (c && 'sval' in c) return chString(String((c['sval'] as Json)['sval'] ?? ''));
+  if (c && 'ival' in c) {
+    const i = Number((c['ival'] as Json)['ival'] ?? 0);
+    return String(i >= 0 ? i + 1 : i);
+  }
+  return unsupported('a JSON key that is not a constant', at);
+}
+
+/** `#>`'s path: a text-array constant of object keys. */
+export function pathKeys(node: unknown, at: string): string[] {
+  const inner = wrapped(node, 'TypeCast')?.['arg'] ?? node;
+  const c = wrapped(inner, 'A_Const');
+  const text = c && 'sval' in c ? String((c['sval'] as Json)['sval'] ?? '') : undefined;
+  const m = text === undefined ? null : /^\{([^{}"\\]*)\}$/.exec(text.trim());
+  // ARRAY['a', 'b'] (the BigQuery translation writes paths so) or '{a,b}'.
+  const array = wrapped(inner, 'A_ArrayExpr');
+  const elements = array === undefined ? undefined : ((array['elements'] as unknown[] | undefined) ?? []).map((el) => {
+    const k = wrapped(el, 'A_Const');
+    return k && 'sval' in k ? String((k['sval'] as Json)['sval'] ?? '') : unsupported('a JSON path step that is not a constant', at);
+  });
+  if (m === null && elements === undefined) return unsupported('a JSON path that is not a constant like \'{a,b}\'', at);
+  const keys = elements ?? m![1]!.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  // `#>` reads a number as an array index where the value is an array and as a key elsewhere.
+  if (keys.some((k) => /^-?\d+$/.test(k))) return unsupported('a numeric step in a JSON path', at);
+  return keys.map(chString);
+}
+
+/** `->>`: a string's text, a number's or boolean's JSON text, NULL for null and for what is absent. */
+export function scalarText(json: { root: string; path: readonly string[]; parsed?: boolean }): Expr {
+  const args = [json.root, ...json.path].join(', ');
+  const present = json.path.length === 0 ? '1' : `JSONHas(${args})`;
+  return expr(`multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), ${present} AND JSONType(${args}) != 'Null', ${jsonAsText(`JSONExtractRaw(${args})`, json.parsed === true)}, NULL)`, 'text');
+}
+
+/**
+ * JSON text as jsonb's text: spaced as jsonb prints it. An object parsed from text (try_jsonb)
+ * keeps its source's key order where jsonb sorts keys: that is PostgreSQL's error here, not
+ * another answer.
+ */
+export function jsonAsText(x: string, parsed: boolean): string {
+  if (!parsed) return pgJsonText(x);
+  const object = `JSONType(assumeNotNull(${x})) IN ('Object', 'Array')`;
+  return `if(${x} IS NOT NULL AND ${object}, toString(throwIf(${x} IS NOT NULL AND ${object}, 'a JSON object or array parsed from text, read as text: its keys would not be in jsonb order on the ClickHouse engine')), ${pgJsonText(x)})`;
+}
+
+/**
+ * JSON text ClickHouse printed (minified) spaced as jsonb prints it: `, ` and `: ` outside strings.
+ * Key order and numbers stay as the source has them (the stored metadata is jsonb's text already).
+ */
+export function pgJsonText(x: string): string {
+  const spaced = `arrayStringConcat(arrayMap(t -> multiIf(t = ',', ', ', t = ':', ': ', t), extractAll(assumeNotNull(${x}), ${chString('"(?:[^"\\\\]|\\\\.)*"|[^",:]+|[,:]')})))`;
+  return `if(${x} IS NULL, NULL, ${spaced})`;
+}
+
+/** A top-level key of a stored CTE's `metadata`, whose kind its companion map holds (emit-types.ts). */
+export function topLevelKinds(j: { path: readonly string[]; kinds?: string }): { map: string; key: string } | undefined {
+  return j.kinds !== undefined && j.path.length === 1 && j.path[0]!.startsWith("'") ? { map: j.kinds, key: j.path[0]! } : undefined;
+}

@@ -24,8 +24,6 @@ export const REFUSED_ON_CLICKHOUSE: Readonly<Record<string, RegExp>> = Object.fr
   'select to_json_string(id) as j from edge_logs': /function to_json\(\)/,
   'select n from unnest(generate_array(1, 10, 3)) as n': /a function in FROM is not supported/,
   'select generate_timestamp_array(timestamp, timestamp_add(timestamp, interval 2 hour), interval 1 hour) as a from edge_logs': /function generate_series\(\)/,
-  "select format_timestamp('%Y-%m-%dT%H:%M:%E6S%Ez', timestamp) as f from edge_logs": /function to_char\(\)/,
-  "select format_timestamp('%F %T %Z', timestamp, 'UTC') as f, format_date('%b %d, %Y', current_date()) as d from edge_logs": /function to_char\(\)/,
   "select json_extract_array(event_message, '$.tags') as t from auth_logs": /a function in FROM is not supported/,
   'select approx_top_count(m.level, 2) as top from edge_logs cross join unnest(metadata) as m': /a function in FROM is not supported/,
   'select approx_quantiles(m.ms, 4) as q from edge_logs cross join unnest(metadata) as m': /an array as a result column/,

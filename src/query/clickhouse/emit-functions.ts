@@ -166,6 +166,13 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
     if (args.length !== 2) return unsupported('regexp_like with flags', at);
     return expr(`match(${e.argAs(args[0], 'text', at)}, ${e.argAs(args[1], 'text', at)})`, 'bool');
   },
+  // to_char of a timestamp or date with a constant pattern (BigQuery's FORMAT_TIMESTAMP translates to it).
+  to_char: (e, args, at) => {
+    if (args.length !== 2) return unsupported('to_char without a pattern', at);
+    const v = e.value(args[0]);
+    if (v.type !== 'timestamptz' && v.type !== 'timestamp' && v.type !== 'date') return unsupported(`to_char of ${v.type}`, at);
+    return expr(`formatDateTime(${v.sql}, ${chString(toCharFormat(constText(args[1], 'a to_char pattern', at), at))}, 'UTC')`, 'text');
+  },
   // The log schema's own: text that is JSON as jsonb, else NULL (sql/schema.sql).
   try_jsonb: (e, args, at) => {
     const x = e.argAs(args[0], 'text', at);
@@ -199,6 +206,39 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
   jsonb_extract_path: (e, args, at) => extractPath(e, args, '->', at),
   json_extract_path: (e, args, at) => extractPath(e, args, '->', at),
 });
+
+/** to_char's template patterns → formatDateTime's, for a UTC session (PostgreSQL: "Data Type Formatting Functions"). */
+const TO_CHAR: readonly (readonly [string, string])[] = [
+  ['HH24', '%H'], ['HH12', '%I'], ['YYYY', '%Y'], ['MON', '%b'], ['Mon', '%b'], ['TZH', '+00'], ['TZM', '00'],
+  ['MM', '%m'], ['DD', '%d'], ['MI', '%i'], ['SS', '%S'], ['US', '%f'], ['AM', '%p'], ['PM', '%p'],
+];
+
+/** A to_char pattern as formatDateTime's; patterns it cannot print alike (FM, MS, Month, …) are refused. */
+function toCharFormat(pattern: string, at: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length;) {
+    if (pattern[i] === '"') {
+      const end = pattern.indexOf('"', i + 1);
+      if (end < 0 || pattern.slice(i + 1, end).includes('\\')) return unsupported('a to_char pattern with an unterminated or escaped quote', at);
+      out += pattern.slice(i + 1, end).replaceAll('%', '%%');
+      i = end + 1;
+      continue;
+    }
+    const hit = TO_CHAR.find(([p]) => pattern.startsWith(p, i));
+    if (hit !== undefined) {
+      // MON is upper case in PostgreSQL (JAN); formatDateTime's %b is Jan: only Mon matches.
+      if (hit[0] === 'MON') return unsupported('the to_char pattern MON', at);
+      out += hit[1];
+      i += hit[0].length;
+    } else if (/[A-Za-z]/.test(pattern[i]!)) {
+      return unsupported(`the to_char pattern at "${pattern.slice(i, i + 4)}"`, at);
+    } else {
+      out += pattern[i] === '%' ? '%%' : pattern[i];
+      i++;
+    }
+  }
+  return out;
+}
 
 function numeric(name: string): Emit {
   return (e, args, at) => {

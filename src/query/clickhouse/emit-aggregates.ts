@@ -109,3 +109,25 @@ function percentilesDisc(e: ExprEmitter, body: Json, sort: Json, ps: readonly nu
   // The sorted values travel into the lambda as an argument: an aggregate cannot be read inside one.
   return expr(`arrayMap((p, s) -> if(length(s) = 0, NULL, s[toUInt64(greatest(1, ceil(p * length(s))))]), [${ps.map((p) => `toFloat64(${p})`).join(', ')}], arrayWithConstant(${ps.length}, ${sorted}))`, `${v.type}[]` as PgType);
 }
+
+/**
+ * string_agg(value, separator [ORDER BY key, …]): NULL values left out, NULL for none, in the order
+ * asked (ascending or descending keys; none asked: ClickHouse's order, as PostgreSQL's is its own).
+ */
+export function stringAgg(e: ExprEmitter, body: Json, args: unknown[], over: Json | undefined, at: string): Expr {
+  if (over !== undefined || body['agg_distinct'] || body['agg_filter'] !== undefined || args.length !== 2) return unsupported('string_agg with OVER, DISTINCT, FILTER or other than two arguments', at);
+  const v = e.argAs(args[0], 'text', at);
+  const sep = e.argAs(args[1], 'text', at);
+  const order = ((body['agg_order'] as unknown[] | undefined) ?? []).map((s) => wrapped(s, 'SortBy')!);
+  if (order.some((s) => s['sortby_nulls'] !== 'SORTBY_NULLS_DEFAULT' || (s['sortby_dir'] !== 'SORTBY_DEFAULT' && s['sortby_dir'] !== 'SORTBY_ASC' && s['sortby_dir'] !== 'SORTBY_DESC'))) return unsupported('string_agg ordered with NULLS or USING', at);
+  const keys = order.map((s) => {
+    const k = e.value(s['node']);
+    if (k.type !== 'text' && k.type !== 'int' && k.type !== 'numeric' && k.type !== 'timestamptz' && k.type !== 'timestamp') return unsupported(`string_agg ordered by ${k.type}`, at);
+    // A descending key sorts by its negation (numbers, timestamps) or by reversed order of text.
+    return s['sortby_dir'] === 'SORTBY_DESC' ? (k.type === 'text' ? unsupported('string_agg ordered by text descending', at) : `-toFloat64(${k.type.startsWith('timestamp') ? `toUnixTimestamp64Micro(${k.sql})` : k.sql})`) : k.sql;
+  });
+  const values = keys.length === 0
+    ? `groupArray(${v})`
+    : `arrayMap(t -> t.1, arraySort(t -> t.2, groupArrayIf((${v}, tuple(${keys.join(', ')})), ${v} IS NOT NULL)))`;
+  return expr(`if(count(${v}) = 0, NULL, arrayStringConcat(${values}, ${sep}))`, 'text');
+}

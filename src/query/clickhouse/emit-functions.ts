@@ -8,7 +8,7 @@ import { stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
 import { chString, elementOf, expr, isNumber, unsupported, type Expr, type PgType } from './emit-types.ts';
 import type { ExprEmitter } from './emit-expression.ts';
 import { topLevelKinds } from './emit-json.ts';
-import { AGGREGATES, aggregateOrWindow, percentile, RANKING, VALUE_WINDOWS } from './emit-aggregates.ts';
+import { AGGREGATES, aggregateOrWindow, percentile, RANKING, stringAgg, VALUE_WINDOWS } from './emit-aggregates.ts';
 import { windowSpec } from './emit-windows.ts';
 
 type Emit = (e: ExprEmitter, args: unknown[], at: string) => Expr;
@@ -314,7 +314,7 @@ function extractPath(e: ExprEmitter, args: unknown[], op: '->' | '->>', at: stri
 
 /** Every function of the sandbox's allow-list this file prints (the rest are refused by name). */
 export const PRINTED_FUNCTIONS: ReadonlySet<string> = Object.freeze(new Set([
-  ...Object.keys(SCALARS), ...Object.keys(AGGREGATES), ...RANKING, ...Object.keys(VALUE_WINDOWS), 'lag', 'lead', 'percentile_cont', 'percentile_disc',
+  ...Object.keys(SCALARS), ...Object.keys(AGGREGATES), ...RANKING, ...Object.keys(VALUE_WINDOWS), 'lag', 'lead', 'percentile_cont', 'percentile_disc', 'string_agg',
 ]));
 
 /** One FuncCall: a scalar, an aggregate (with FILTER, DISTINCT), or a window call. */
@@ -322,6 +322,7 @@ export function callFunction(e: ExprEmitter, body: Json, at: string): Expr {
   const name = stringList(body['funcname']).at(-1) ?? '';
   const args = (body['args'] as unknown[] | undefined) ?? [];
   const over = body['over'] as Json | undefined;
+  if (name === 'string_agg') return stringAgg(e, body, args, over, at);
   if (body['agg_order'] !== undefined && !body['agg_within_group']) return unsupported(`ORDER BY inside ${name}()`, at);
   if (body['func_variadic']) return unsupported('VARIADIC', at);
   let call: Expr;

@@ -245,6 +245,8 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
       "select jsonb_array_length('[1, [2], {}]'::jsonb) as n, jsonb_array_length(metadata -> 'missing') as z, metadata ->> 'missing' as m from edge_logs where id = 'tie-a'",
       "select to_char(timestamp, 'YYYY-MM-DD HH24:MI:SS.US \"at\" HH12 AM, Mon TZH:TZM (100%)') as f, to_char(current_date, 'Mon DD') as d from edge_logs where id like 'tie%' order by id",
       "select string_agg(id, '|' order by timestamp desc, id) as a, string_agg(event_message, ', ' order by length(id), id) as b, string_agg(null::text, ',') as n from edge_logs where id like 't%' or id like 'j%'",
+      "select greatest(1, null, 3) as g, least(2.5, null) as l, greatest(null::int, null) as n, greatest('b', 'a') as t, id collate \"C\" as c from edge_logs where id like 'tie%' order by id collate \"C\" desc",
+      "select jsonb_build_array(id, 1, true, null, metadata -> 'request' -> 'path', jsonb_build_object('k', 'v')) as a, jsonb_build_array() as e, jsonb_build_object('n', null::text, 'i', length(id)) as o from edge_logs where id like 'tie%' order by id",
       "select to_timestamp(1700000000.5) as t, date_trunc('day', timestamp) as d, extract(epoch from timestamp) as e from edge_logs where id = 'tie-a'",
       "select id from edge_logs where timestamp > now() - interval '1 day' and id in (select id from edge_logs where id like 'tie%') order by id desc",
       "select count(*) filter (where metadata -> 'request' ->> 'path' like '/rest%') as rest, count(distinct metadata -> 'request' ->> 'path') as paths from edge_logs",

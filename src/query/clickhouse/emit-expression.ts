@@ -40,6 +40,19 @@ export class ExprEmitter {
       case 'FuncCall': return callFunction(this, body, at);
       case 'CaseExpr': return this.caseExpr(body, at);
       case 'CoalesceExpr': return this.common('coalesce', body['args'] as unknown[], at);
+      case 'MinMaxExpr': {
+        // GREATEST/LEAST leave NULLs out (NULL only when every argument is), as PostgreSQL's do.
+        const [typed, type] = this.unify(body['args'] as unknown[], at);
+        if (type === 'jsonb' || type === 'bool' || type === 'other') return unsupported(`${body['op'] === 'IS_GREATEST' ? 'GREATEST' : 'LEAST'} of ${type}`, at);
+        const values = `arrayFilter(x -> x IS NOT NULL, [${typed.map((t) => t.sql).join(', ')}])`;
+        return expr(`if(length(${values}) = 0, NULL, ${body['op'] === 'IS_GREATEST' ? 'arrayMax' : 'arrayMin'}(${values}))`, type);
+      }
+      case 'CollateClause': {
+        // "C" (and POSIX) order text by its bytes: ClickHouse's own order; other collations are not printed.
+        const name = stringList(body['collname']).at(-1);
+        if (name !== 'C' && name !== 'POSIX') return unsupported(`COLLATE "${name}"`, at);
+        return this.emit(body['arg']);
+      }
       case 'NullTest': {
         const arg = this.value(body['arg']);
         return expr(`(${arg.sql} ${body['nulltesttype'] === 'IS_NOT_NULL' ? 'IS NOT NULL' : 'IS NULL'})`, 'bool');

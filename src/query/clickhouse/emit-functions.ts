@@ -196,6 +196,8 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
     return expr(`concat(${args.map((a) => `ifNull(${e.textOf(a, at)}, '')`).join(', ')}, '')`, 'text');
   },
   jsonb_build_object: buildObject,
+  jsonb_build_array: buildArray,
+  json_build_array: buildArray,
   jsonb_array_length: arrayLength,
   json_array_length: arrayLength,
   json_build_object: buildObject,
@@ -275,16 +277,28 @@ function buildObject(e: ExprEmitter, args: unknown[], at: string): Expr {
   const parts: string[] = [];
   for (let i = 0; i < args.length; i += 2) {
     const key = constText(args[i], 'a JSON object key', at);
-    const raw = e.value(args[i + 1]);
-    const v = raw.type === 'unknown' ? e.as(raw, 'text', at) : raw;
-    let json: string;
-    if (v.type === 'jsonb') json = `ifNull(${v.sql}, 'null')`;
-    else if (v.type === 'text' || v.type === 'int' || v.type === 'null') json = `toJSONString(${v.sql})`;
-    else if (v.type === 'bool') json = `multiIf(${v.sql} IS NULL, 'null', ${v.sql}, 'true', 'false')`;
-    else return unsupported(`a ${v.type} value in jsonb_build_object`, at);
-    parts.push(chString(`${i === 0 ? '' : ','}${JSON.stringify(key)}:`), json);
+    parts.push(chString(`${i === 0 ? '' : ','}${JSON.stringify(key)}:`), jsonOf(e, args[i + 1], 'jsonb_build_object', at));
   }
   return expr(`concat('{', ${parts.join(', ')}, '}')`, 'jsonb');
+}
+
+/** jsonb_build_array(v, …) as JSON text, its values as jsonb_build_object's. */
+function buildArray(e: ExprEmitter, args: unknown[], at: string): Expr {
+  const parts = args.flatMap((a, i) => [...(i === 0 ? [] : ["','"]), jsonOf(e, a, 'jsonb_build_array', at)]);
+  return expr(`concat('[', ${[...parts, "']'"].join(', ')})`, 'jsonb');
+}
+
+/** A value's JSON text: text, integers, booleans and JSON spell alike on both engines; the rest is refused. */
+function jsonOf(e: ExprEmitter, node: unknown, fn: string, at: string): string {
+  const raw = e.value(node);
+  const v = raw.type === 'unknown' ? e.as(raw, 'text', at) : raw;
+  if (v.type === 'jsonb') return `ifNull(${v.sql}, 'null')`;
+  if (v.type === 'null') return "'null'";
+  // An integer is its digits: toJSONString would quote a 64-bit one (the session quotes them for the answer).
+  if (v.type === 'int') return `ifNull(toString(${v.sql}), 'null')`;
+  if (v.type === 'text') return `ifNull(toJSONString(${v.sql}), 'null')`;
+  if (v.type === 'bool') return `multiIf(${v.sql} IS NULL, 'null', ${v.sql}, 'true', 'false')`;
+  return unsupported(`a ${v.type} value in ${fn}`, at);
 }
 
 /** jsonb_array_length: an array's length; a scalar or object is PostgreSQL's error. */

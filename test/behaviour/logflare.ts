@@ -37,7 +37,7 @@ async function studioError(res: Response): Promise<string | undefined> {
 
 /**
  * Meaning tests whose BigQuery the ClickHouse printer refuses by name (EngineLacks.printedSql):
- * arrays of values (an array as a result column), FORMAT_TIMESTAMP and TO_JSON_STRING, whole-row values.
+ * arrays of values (an array as a result column), TO_JSON_STRING, whole-row values.
  */
 const REFUSED_WHEN_PRINTED: readonly string[] = [
   'APPROX_QUANTILES with [OFFSET(n)]', 'EXTRACT parts as BigQuery numbers them', 'GENERATE_ARRAY with UNNEST', 'PARSE_TIMESTAMP of ISO 8601 text',

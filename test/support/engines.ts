@@ -165,7 +165,7 @@ export const chdbFactory: EngineFactory = {
   name: 'chdb',
   refusesSql: REFUSED_ON_CLICKHOUSE,
   lacks: {
-    printedSql: 'the ClickHouse printer refuses these by name (arrays of values, FORMAT_TIMESTAMP, TO_JSON_STRING, whole-row values, a numeric JSON path step) or answers a bad value with ClickHouse\'s message; test/clickhouse.test.ts checks each refusal',
+    printedSql: 'the ClickHouse printer refuses these by name (arrays of values, TO_JSON_STRING, whole-row values, a numeric JSON path step) or answers a bad value with ClickHouse\'s message; test/clickhouse.test.ts checks each refusal',
     postgresql: 'ClickHouse has neither PostgreSQL\'s catalogs and session settings nor the PostgreSQL-only test stored queries',
   },
   resultLimit: 'arriving',

@@ -6,9 +6,9 @@
  */
 import { HttpError } from '../../errors.ts';
 import { nodeType, stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { chString, elementOf, expr, isNumber, nonZero, unsupported, type Column, type Expr, type PgType, type Printed } from './emit-types.ts';
+import { elementOf, expr, isNumber, nonZero, unsupported, type Column, type Expr, type PgType, type Printed } from './emit-types.ts';
 import { asTimestamp, castTarget, checkedParse, constant, INT_BITS, literalAs, sqlValueFunction, textToBool } from './emit-constants.ts';
-import { jsonAsText, jsonKey, pathKeys, scalarText, topLevelKinds } from './emit-json.ts';
+import { contains, jsonAsText, jsonKey, pathKeys, scalarText, typeTest } from './emit-json.ts';
 import { callFunction } from './emit-functions.ts';
 
 /** What an expression can see: its FROM items' columns, subqueries, named windows, positions. */
@@ -158,8 +158,8 @@ export class ExprEmitter {
 
   private binary(op: string, lnode: unknown, rnode: unknown, at: string): Expr {
     if (lnode === undefined) return this.unary(op, this.emit(rnode), at);
-    const typeTest = op === '=' || op === '<>' || op === '!=' ? this.typeTest(lnode, rnode) ?? this.typeTest(rnode, lnode) : undefined;
-    if (typeTest !== undefined) return op === '=' ? typeTest : expr(`(NOT ${typeTest.sql})`, 'bool');
+    const kindTest = op === '=' || op === '<>' || op === '!=' ? typeTest(this, lnode, rnode) ?? typeTest(this, rnode, lnode) : undefined;
+    if (kindTest !== undefined) return op === '=' ? kindTest : expr(`(NOT ${kindTest.sql})`, 'bool');
     const left = this.emit(lnode);
     if (op === '->' || op === '->>' || op === '#>' || op === '#>>') return this.jsonPath(left, op, rnode, at);
     const right = this.emit(rnode);
@@ -184,7 +184,7 @@ export class ExprEmitter {
         const [l, r] = [this.textOperand(left, at), this.textOperand(right, at)];
         return expr(`concat(${l}, ${r})`, 'text');
       }
-      case '@>': return this.contains(left, right, at);
+      case '@>': return contains(left, right, at);
       case '~': case '~*': case '!~': case '!~*': {
         const [l, r] = this.pair(left, right, at);
         if (l.type !== 'text') return unsupported(`${op} on ${l.type}`, at);
@@ -271,53 +271,6 @@ export class ExprEmitter {
     const keys = op.startsWith('#') ? pathKeys(keyNode, at) : [jsonKey(keyNode, at)];
     const json = { root: base.root, path: [...base.path, ...keys], ...(base.parsed ? { parsed: true } : {}), ...(base.kinds ? { kinds: base.kinds } : {}) };
     return op.endsWith('>>') ? scalarText(json) : { sql: '', type: 'jsonb', json };
-  }
-
-  /**
-   * `jsonb_typeof(x) = 'object'` (the BigQuery translation's test for a record, on every row of
-   * Studio's queries) as one type read of the document; NULL where x is absent, as jsonb_typeof's.
-   */
-  private typeTest(call: unknown, constant: unknown): Expr | undefined {
-    const f = wrapped(call, 'FuncCall');
-    const name = stringList(f?.['funcname']).at(-1);
-    const kind = wrapped(constant, 'A_Const')?.['sval'] as Json | undefined;
-    const args = (f?.['args'] as unknown[] | undefined) ?? [];
-    if ((name !== 'jsonb_typeof' && name !== 'json_typeof') || kind === undefined || args.length !== 1 || f!['over'] !== undefined) return undefined;
-    const v = this.emit(args[0]);
-    if (v.type !== 'jsonb') return undefined;
-    const j = v.json ?? { root: v.sql, path: [] };
-    const a = [j.root, ...j.path].join(', ');
-    const types: Record<string, string> = { object: "= 'Object'", array: "= 'Array'", string: "= 'String'", boolean: "= 'Bool'", number: "IN ('Int64', 'UInt64', 'Double')", null: "= 'Null'" };
-    const wanted = String(kind['sval'] ?? '');
-    const test = types[wanted];
-    if (test === undefined) return undefined;
-    const kinds = topLevelKinds(j);
-    if (kinds !== undefined) return expr(`if(mapContains(${kinds.map}, ${kinds.key}), ${kinds.map}[${kinds.key}] = ${chString(wanted)}, NULL)`, 'bool');
-    if (j.path.length === 0) return expr(`(toString(JSONType(${a})) ${test})`, 'bool');
-    // JSONType reads an absent key as 'Null': JSONHas tells the two apart, only where it must.
-    return expr(`multiIf(toString(JSONType(${a})) = 'Null' AND NOT JSONHas(${a}), NULL, toString(JSONType(${a})) ${test})`, 'bool');
-  }
-
-  /** `json @> constant`: every member of the constant object is in the value, compared as jsonb compares. */
-  private contains(left: Expr, right: Expr, at: string): Expr {
-    const r = right.type === 'unknown' ? literalAs(right.literal ?? '', 'jsonb', at) : right;
-    if (left.type !== 'jsonb' || r.type !== 'jsonb' || r.literal === undefined) return unsupported('@> other than a JSON value containing a constant', at);
-    const base = left.json ?? { root: left.sql, path: [] };
-    const tests: string[] = [];
-    const walk = (value: unknown, path: readonly string[]): void => {
-      const args = [base.root, ...base.path, ...path].join(', ');
-      if (value === null) tests.push(`JSONType(${args}) = 'Null' AND JSONHas(${args})`);
-      else if (typeof value === 'string') tests.push(`JSONType(${args}) = 'String' AND JSONExtractString(${args}) = ${chString(value)}`);
-      else if (typeof value === 'boolean') tests.push(`JSONType(${args}) = 'Bool' AND JSONExtractBool(${args}) = ${value}`);
-      else if (typeof value === 'number') tests.push(`JSONType(${args}) IN ('Int64', 'UInt64', 'Double') AND JSONExtractFloat(${args}) = ${chString(String(value))}::Float64`);
-      else if (Array.isArray(value)) unsupported('@> with an array', at);
-      else {
-        tests.push(`JSONType(${args}) = 'Object'`);
-        for (const [k, v] of Object.entries(value as Record<string, unknown>)) walk(v, [...path, chString(k)]);
-      }
-    };
-    walk(JSON.parse(r.literal), []);
-    return expr(`(${tests.join(' AND ')})`, 'bool');
   }
 
   /** `array[i]`: PostgreSQL's arrays count from 1, as ClickHouse's do; past either end, NULL. */

@@ -1,10 +1,12 @@
 /**
  * JSON paths on `metadata` printed for ClickHouse with PostgreSQL's meaning (emit-expression.ts
  * reads them): constant keys and paths, `->>`'s scalar rules, JSON text spaced as jsonb prints it,
- * and the stored CTEs' map of each top-level key's kind.
+ * the stored CTEs' map of each top-level key's kind, `jsonb_typeof(x) = 'kind'` and `@>`.
  */
-import { wrapped, type Json } from '../sandbox/sql-parser.ts';
+import { stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
 import { chString, expr, unsupported, type Expr } from './emit-types.ts';
+import { literalAs } from './emit-constants.ts';
+import type { ExprEmitter } from './emit-expression.ts';
 
 /** A JSON key or array index: a constant, as PostgreSQL reads it (array indexes from 0, ClickHouse's from 1). */
 export function jsonKey(node: unknown, at: string): string {
@@ -66,4 +68,51 @@ export function pgJsonText(x: string): string {
 /** A top-level key of a stored CTE's `metadata`, whose kind its companion map holds (emit-types.ts). */
 export function topLevelKinds(j: { path: readonly string[]; kinds?: string }): { map: string; key: string } | undefined {
   return j.kinds !== undefined && j.path.length === 1 && j.path[0]!.startsWith("'") ? { map: j.kinds, key: j.path[0]! } : undefined;
+}
+
+/**
+ * `jsonb_typeof(x) = 'object'` (the BigQuery translation's test for a record, on every row of
+ * Studio's queries) as one type read of the document; NULL where x is absent, as jsonb_typeof's.
+ */
+export function typeTest(e: ExprEmitter, call: unknown, constant: unknown): Expr | undefined {
+  const f = wrapped(call, 'FuncCall');
+  const name = stringList(f?.['funcname']).at(-1);
+  const kind = wrapped(constant, 'A_Const')?.['sval'] as Json | undefined;
+  const args = (f?.['args'] as unknown[] | undefined) ?? [];
+  if ((name !== 'jsonb_typeof' && name !== 'json_typeof') || kind === undefined || args.length !== 1 || f!['over'] !== undefined) return undefined;
+  const v = e.emit(args[0]);
+  if (v.type !== 'jsonb') return undefined;
+  const j = v.json ?? { root: v.sql, path: [] };
+  const a = [j.root, ...j.path].join(', ');
+  const types: Record<string, string> = { object: "= 'Object'", array: "= 'Array'", string: "= 'String'", boolean: "= 'Bool'", number: "IN ('Int64', 'UInt64', 'Double')", null: "= 'Null'" };
+  const wanted = String(kind['sval'] ?? '');
+  const test = types[wanted];
+  if (test === undefined) return undefined;
+  const kinds = topLevelKinds(j);
+  if (kinds !== undefined) return expr(`if(mapContains(${kinds.map}, ${kinds.key}), ${kinds.map}[${kinds.key}] = ${chString(wanted)}, NULL)`, 'bool');
+  if (j.path.length === 0) return expr(`(toString(JSONType(${a})) ${test})`, 'bool');
+  // JSONType reads an absent key as 'Null': JSONHas tells the two apart, only where it must.
+  return expr(`multiIf(toString(JSONType(${a})) = 'Null' AND NOT JSONHas(${a}), NULL, toString(JSONType(${a})) ${test})`, 'bool');
+}
+
+/** `json @> constant`: every member of the constant object is in the value, compared as jsonb compares. */
+export function contains(left: Expr, right: Expr, at: string): Expr {
+  const r = right.type === 'unknown' ? literalAs(right.literal ?? '', 'jsonb', at) : right;
+  if (left.type !== 'jsonb' || r.type !== 'jsonb' || r.literal === undefined) return unsupported('@> other than a JSON value containing a constant', at);
+  const base = left.json ?? { root: left.sql, path: [] };
+  const tests: string[] = [];
+  const walk = (value: unknown, path: readonly string[]): void => {
+    const args = [base.root, ...base.path, ...path].join(', ');
+    if (value === null) tests.push(`JSONType(${args}) = 'Null' AND JSONHas(${args})`);
+    else if (typeof value === 'string') tests.push(`JSONType(${args}) = 'String' AND JSONExtractString(${args}) = ${chString(value)}`);
+    else if (typeof value === 'boolean') tests.push(`JSONType(${args}) = 'Bool' AND JSONExtractBool(${args}) = ${value}`);
+    else if (typeof value === 'number') tests.push(`JSONType(${args}) IN ('Int64', 'UInt64', 'Double') AND JSONExtractFloat(${args}) = ${chString(String(value))}::Float64`);
+    else if (Array.isArray(value)) unsupported('@> with an array', at);
+    else {
+      tests.push(`JSONType(${args}) = 'Object'`);
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) walk(v, [...path, chString(k)]);
+    }
+  };
+  walk(JSON.parse(r.literal), []);
+  return expr(`(${tests.join(' AND ')})`, 'bool');
 }

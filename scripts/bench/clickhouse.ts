@@ -95,7 +95,7 @@ export async function clickhouseBench(o: Options): Promise<void> {
           const q = registries[side].lookup(name)!;
           const bound = bindStatement(q, new Map(Object.entries(params).map(([k, v]) => [k, [v]])), null, POSTGRESQL);
           const engine: Engine = side === 'pg' ? pgEngine : ch.engine;
-          return { run: () => engine.query(bound.sql, bound.params, { stored: true, jsonColumns: q.jsonColumns }) };
+          return { run: () => engine.query(bound.sql, bound.params, { stored: true, columns: q.resultColumns }) };
         });
         const times: [number[], number[]] = [[], []];
         for (let i = 0; i < 2; i++) for (const s of sides) await s.run();
@@ -148,7 +148,7 @@ async function studioCalls(o: Options, rows: number, now: Date, registries: Reco
     const q = registries[side].lookup('logs.all')!;
     const bound = bindStatement(q, new Map([['project', ['default']], ['iso_timestamp_start', [start]]]), sql, dialect);
     const engine = side === 'pg' ? pgEngine : chEngine;
-    return () => engine.query(bound.sql, bound.params, { stored: false, ...(bound.jsonColumns ? { jsonColumns: bound.jsonColumns } : {}), ...(bound.timestampColumns ? { timestampColumns: bound.timestampColumns } : {}) });
+    return () => engine.query(bound.sql, bound.params, { stored: false, ...(bound.columns ? { columns: bound.columns } : {}) });
   };
   const timed = async (f: () => Promise<unknown>): Promise<number> => {
     const t = performance.now();

@@ -13,7 +13,7 @@ import { composeSandboxed } from './sandbox/compose.ts';
 import { clickhouseSandbox, storedCteColumns } from './clickhouse/compose-clickhouse.ts';
 import { quoteIdent } from '../store/schema.ts';
 import { randomUUID } from 'node:crypto';
-import type { StoreDialect } from '../store/engine.ts';
+import type { ResultColumns, StoreDialect } from '../store/engine.ts';
 import { STORE_BINDINGS, type StoreBinding } from './store-binding.ts';
 
 /** A stored query as loaded, validated and compiled at start-up. Frozen. */
@@ -50,8 +50,8 @@ export interface StoredQuery {
   readonly bindOrder: readonly string[];
   /** The positional values of a call's validated parameters, spelt as the store reads them. */
   readonly bindValues: (values: Readonly<Record<string, string | null>>) => (string | null)[];
-  /** Declared object and array columns: JSON text the engine splices as JSON. */
-  readonly jsonColumns: ReadonlySet<string>;
+  /** Declared object and array columns: JSON text the engine splices as JSON (ClickHouse cannot tell by type). */
+  readonly resultColumns: ResultColumns;
   /** boundSql held to max rows: what the request path runs without caller SQL. */
   readonly limitedSql: string;
   /**
@@ -211,7 +211,7 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     boundSql: runSql,
     bindOrder: Object.freeze([...bound.names]),
     bindValues,
-    jsonColumns: new Set(Object.entries(columns as Record<string, ColumnType>).filter(([, t]) => t === 'object' || t === 'array').map(([c]) => c)),
+    resultColumns: Object.freeze({ json: new Set(Object.entries(columns as Record<string, ColumnType>).filter(([, t]) => t === 'object' || t === 'array').map(([c]) => c)), timestamps: new Set<string>() }),
     limitedSql: limit.wrap(runSql),
     probes: Object.freeze(probes.map((p) => Object.freeze({ sql: p.sql, params: Object.freeze(p.params) }))),
     file,

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { HttpError } from '../errors.ts';
-import type { Engine } from '../store/engine.ts';
+import type { Engine, ResultColumns } from '../store/engine.ts';
 import { mapDbError } from '../store/db-errors.ts';
 import { cacheKey } from './cache/cache-key.ts';
 import type { CachedPolicy } from './cache/cache-policy.ts';
@@ -59,9 +59,8 @@ export interface BoundStatement {
   values: Readonly<Record<string, string | null>>;
   /** Milliseconds spent translating caller sql (BigQuery dialect, first time that text was seen). */
   translateMs: number | undefined;
-  /** Caller sql on ClickHouse: its output columns that hold JSON text, and those that are timestamps without zone. */
-  jsonColumns?: ReadonlySet<string>;
-  timestampColumns?: ReadonlySet<string>;
+  /** Caller sql on ClickHouse: what its output columns' types cannot say. */
+  columns?: ResultColumns;
 }
 
 /** Validate and bind; throws the 400s of bad parameters and refused caller SQL. */
@@ -71,7 +70,7 @@ export function bindStatement(q: StoredQuery, raw: RawParams, callerSql: string 
   const params = q.bindValues(values);
   if (callerSql === null || q.sandbox === null) return { sql: q.limitedSql, params, values, translateMs: undefined };
   const composed = dialect.compose(q.sandbox, callerSql);
-  return { sql: q.rowLimit.wrap(composed.sql), params, values, translateMs: composed.translateMs, ...(composed.jsonColumns ? { jsonColumns: composed.jsonColumns } : {}), ...(composed.timestampColumns ? { timestampColumns: composed.timestampColumns } : {}) };
+  return { sql: q.rowLimit.wrap(composed.sql), params, values, translateMs: composed.translateMs, ...(composed.columns ? { columns: composed.columns } : {}) };
 }
 
 /**
@@ -95,10 +94,10 @@ export interface PreparedCall {
 /** Validate, bind and decide; throws the 400s of bad parameters and refused caller SQL. */
 export function prepareCall(q: StoredQuery, input: CallInput, redact: boolean, deps: Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs' | 'store' | 'queue'>): PreparedCall {
   const callerSql = input.sql;
-  const { sql, params, values, translateMs, jsonColumns, timestampColumns } = bindStatement(q, input.raw, callerSql, deps.dialect);
+  const { sql, params, values, translateMs, columns } = bindStatement(q, input.raw, callerSql, deps.dialect);
   // What the caller controls (its SQL, a regular expression) gets the shorter statement timeout.
   const timeoutMs = callerSql !== null || q.regexParam !== undefined ? deps.callerStatementTimeoutMs : undefined;
-  const statement: Statement = { q, sql, params, values, redact, timeoutMs, callerSql: callerSql !== null, jsonColumns: callerSql === null ? q.jsonColumns : jsonColumns, timestampColumns };
+  const statement: Statement = { q, sql, params, values, redact, timeoutMs, callerSql: callerSql !== null, columns: callerSql === null ? q.resultColumns : columns };
   const policy = q.cachePolicy;
   const cached = policy.cached ? { key: cacheKey({ queryId: q.id, params: values, declaredOrder: q.paramOrder, sql: callerSql, redact }), policy } : null;
   const { engine, store, queue } = deps;
@@ -155,9 +154,8 @@ export interface Statement {
   redact: boolean;
   timeoutMs: number | undefined;
   callerSql: boolean;
-  /** Result columns of JSON text the engine cannot tell by type (ClickHouse): the stored query's, or the printed caller sql's. */
-  jsonColumns: ReadonlySet<string> | undefined;
-  timestampColumns: ReadonlySet<string> | undefined;
+  /** What the result's column types cannot say (ClickHouse): the stored query's declared columns, or the printed caller sql's. */
+  columns: ResultColumns | undefined;
 }
 
 /**
@@ -168,7 +166,7 @@ async function loadResult(engine: Engine, store: StoreCheck, s: Statement, signa
   const started = performance.now();
   let rows;
   try {
-    rows = await engine.query(s.sql, s.params, { stored: !s.callerSql, ...(s.jsonColumns ? { jsonColumns: s.jsonColumns } : {}), ...(s.timestampColumns ? { timestampColumns: s.timestampColumns } : {}), ...(signal ? { signal } : {}), ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }) });
+    rows = await engine.query(s.sql, s.params, { stored: !s.callerSql, ...(s.columns ? { columns: s.columns } : {}), ...(signal ? { signal } : {}), ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }) });
   } catch (err) {
     throw (await store.callError(s.q, err, s.callerSql)) ?? mapDbError(err, { callerSql: s.callerSql, regexParam: s.q.regexParam, params: s.values });
   }

@@ -48,13 +48,18 @@ export interface QueryOptions {
    * (ClickHouse runs it read-only, with the caller limits). Unset: the service's own statements.
    */
   stored?: boolean;
-  /**
-   * Result columns holding JSON text to splice as JSON (the stored query's declared object and
-   * array columns): PostgreSQL says so by the column's type (jsonb), ClickHouse cannot.
-   */
-  jsonColumns?: ReadonlySet<string>;
-  /** Result columns that are timestamps without time zone, which ClickHouse's types cannot tell apart. */
-  timestampColumns?: ReadonlySet<string>;
+  /** What the result's column types cannot say on ClickHouse (PostgreSQL's types say it themselves). */
+  columns?: ResultColumns;
+}
+
+/**
+ * Result columns by what they hold, where a store's types cannot tell: JSON text to splice as JSON
+ * (a stored query's declared object and array columns, or what caller sql's printer typed jsonb) and
+ * timestamps without time zone (ClickHouse has one DateTime type for both).
+ */
+export interface ResultColumns {
+  readonly json: ReadonlySet<string>;
+  readonly timestamps: ReadonlySet<string>;
 }
 
 /** A privileged handle for schema, seeding and test fixtures: never used on the request path. */

@@ -103,7 +103,7 @@ test('on ClickHouse: the shipped queries bind {pN:Type} from the declarations, {
   ]);
   const usage = r.lookup('usage.api-counts')!;
   assert.deepEqual(usage.sandbox?.clickhouse?.ctes.get('requests'), [{ name: 'timestamp', type: 'timestamptz' }, { name: 'path', type: 'text' }]);
-  assert.deepEqual([...logs.jsonColumns], ['metadata']);
+  assert.deepEqual([...logs.resultColumns.json], ['metadata']);
   // Only the CTE the final SELECT reads is sent: ClickHouse analyses every CTE it gets.
   assert.match(logs.boundSql, /^with\nedge_logs as \(/);
   for (const unread of ['postgres_logs', 'auth_logs', 'function_logs', 'pgbouncer_logs']) assert.ok(!logs.boundSql.includes(`${unread} as (`), unread);

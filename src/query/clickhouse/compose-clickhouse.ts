@@ -8,6 +8,7 @@ import { LOG_TABLES } from '../../store/schema.ts';
 import { withCtesFor, type ClickHouseWith } from '../clickhouse-with.ts';
 import { checkCallerSql } from '../sandbox/caller-sql.ts';
 import { BoundedMemo } from '../../bounded-memo.ts';
+import type { ResultColumns } from '../../store/engine.ts';
 import { HttpError } from '../../errors.ts';
 import { Locator, reject, wrapped, type Json, type SqlParser } from '../sandbox/sql-parser.ts';
 import { chIdent, type Column, type Printed } from './emit-types.ts';
@@ -38,12 +39,11 @@ export function clickhouseSandbox(w: ClickHouseWith, ctes: ReadonlyMap<string, r
   return Object.freeze({ with: w, ctes, withKinds, printed: new BoundedMemo<PrintedCall | HttpError>(PRINTED_ENTRIES, PRINTED_MAX_CHARS) });
 }
 
-/** The statement to run and the output columns that hold JSON. */
+/** The statement to run and what its columns' types cannot say. */
 export interface PrintedCall {
   readonly sql: string;
-  readonly jsonColumns: ReadonlySet<string>;
-  /** Output columns that are timestamps without time zone (the Logflare shape prints them apart). */
-  readonly timestampColumns: ReadonlySet<string>;
+  /** What its columns' ClickHouse types cannot say: which hold JSON, which are timestamps without zone. */
+  readonly columns: ResultColumns;
 }
 
 /**
@@ -79,8 +79,10 @@ function printCall(parser: SqlParser, sandbox: ClickHouseSandbox, callerSql: str
   const final = `SELECT ${printed.columns.map((c) => `sandboxed.${chIdent(c.name)}`).join(', ')} FROM (\n${printed.sql}\n) AS sandboxed`;
   return {
     sql: withCtesFor(sandbox.with, printer.storedRead, final),
-    jsonColumns: new Set(printed.columns.filter((c) => c.type === 'jsonb').map((c) => c.name)),
-    timestampColumns: new Set(printed.columns.filter((c) => c.type === 'timestamp').map((c) => c.name)),
+    columns: {
+      json: new Set(printed.columns.filter((c) => c.type === 'jsonb').map((c) => c.name)),
+      timestamps: new Set(printed.columns.filter((c) => c.type === 'timestamp').map((c) => c.name)),
+    },
   };
 }
 

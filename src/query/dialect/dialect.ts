@@ -3,6 +3,7 @@
  * default; BigQuery with COMPAT=logflare (bigquery-dialect.ts, loaded only then), translated and
  * then composed and validated exactly like PostgreSQL sql: the translation gains no trust.
  */
+import type { ResultColumns } from '../../store/engine.ts';
 import { composeSandboxed } from '../sandbox/compose.ts';
 import type { SandboxTemplate } from '../sandbox/stored-statement.ts';
 
@@ -11,10 +12,8 @@ export interface Composed {
   sql: string;
   /** Milliseconds spent translating; undefined when nothing was translated (PostgreSQL, or a memo hit). */
   translateMs: number | undefined;
-  /** Output columns holding JSON text (ClickHouse, where the column type cannot say so). */
-  jsonColumns?: ReadonlySet<string>;
-  /** Output columns that are timestamps without time zone (ClickHouse). */
-  timestampColumns?: ReadonlySet<string>;
+  /** What the output columns' types cannot say (ClickHouse). */
+  columns?: ResultColumns;
 }
 
 export interface Dialect {

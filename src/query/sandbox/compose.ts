@@ -3,6 +3,7 @@
  * `select * from ( … ) as sandboxed`. The composed text is parsed again and must still be one
  * SELECT with exactly the stored CTEs and the caller boxed in (see docs/sandbox.md).
  */
+import type { ResultColumns } from '../../store/engine.ts';
 import { composeForClickHouse } from '../clickhouse/compose-clickhouse.ts';
 import { checkCallerSql, checkTopLevel } from './caller-sql.ts';
 import { cteNamesOf, Locator, reject, wrapped, type Json, type Statements } from './sql-parser.ts';
@@ -29,11 +30,10 @@ export function composeSandboxed(template: SandboxTemplate, callerSql: string, m
   return { sql: composed };
 }
 
-/** The statement to run; on ClickHouse also which output columns hold JSON text. */
+/** The statement to run; on ClickHouse also what its columns' types cannot say. */
 export interface Sandboxed {
   readonly sql: string;
-  readonly jsonColumns?: ReadonlySet<string>;
-  readonly timestampColumns?: ReadonlySet<string>;
+  readonly columns?: ResultColumns;
 }
 
 const OUTER_FIELDS: ReadonlySet<string> = new Set(['withClause', 'targetList', 'fromClause', 'whereClause', 'limitOption', 'op']);

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { textParsers, type ResponseShape } from '../../query/logflare-shape.ts';
-import type { Engine, QueryOptions, Row } from '../engine.ts';
+import type { Engine, QueryOptions, ResultColumns, Row } from '../engine.ts';
 import { resultTooLarge } from '../result-limit.ts';
 import { fromClickHouse } from './errors.ts';
 import { rowDecoders } from './row-decoder.ts';
@@ -41,6 +41,9 @@ export interface ClickHouseEngineOptions {
 /** ClickHouse's TOO_MANY_ROWS_OR_BYTES, as the client reports it: max_result_bytes was passed. */
 const RESULT_OVERFLOW = '396';
 
+/** A result with nothing its ClickHouse types cannot say. */
+const NO_COLUMNS: ResultColumns = Object.freeze({ json: new Set<string>(), timestamps: new Set<string>() });
+
 const SESSION_SETTINGS = Object.freeze({
   date_time_output_format: 'simple',
   output_format_json_quote_64bit_integers: 1,
@@ -64,7 +67,6 @@ const CALLER_LIMITS = Object.freeze({
 
 export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
   const parsers = textParsers(o.responseShape ?? 'standard');
-  const none: ReadonlySet<string> = new Set();
   let closed = false;
 
   /** Stop a statement the caller no longer waits for; chdb has no query_id, so its tag comment is matched. */
@@ -109,7 +111,7 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
       const text = await result.text();
       if (Buffer.byteLength(text) > o.maxResultBytes) throw resultTooLarge(o.maxResultBytes);
       const body = JSON.parse(text) as { meta: { name: string; type: string }[]; data: Record<string, unknown>[] };
-      const decoders = rowDecoders(body.meta, { json: options.jsonColumns ?? none, timestamps: options.timestampColumns ?? none, printJson: options.stored !== true }, parsers);
+      const decoders = rowDecoders(body.meta, options.columns ?? NO_COLUMNS, options.stored !== true, parsers);
       const names = body.meta.map((m) => m.name);
       return body.data.map((raw) => {
         const row: Row = {};

@@ -7,6 +7,7 @@
  */
 import { OID } from '../../query/encode.ts';
 import { jsonbText } from '../jsonb-text.ts';
+import type { ResultColumns } from '../engine.ts';
 
 type Parsers = Readonly<Record<number, (text: string) => unknown>>;
 type Decode = (value: unknown) => unknown;
@@ -15,15 +16,8 @@ type Decode = (value: unknown) => unknown;
  * Decoders for the columns of one result, decided once from its types. `printJson`: JSON text that
  * ClickHouse made (a caller's `->` minifies) is printed as jsonb prints it; stored text already is.
  */
-export function rowDecoders(meta: readonly { name: string; type: string }[], columns: ColumnKinds, parsers: Parsers): Decode[] {
-  return meta.map(({ name, type }) => decoderFor(bareType(type), name, columns, parsers));
-}
-
-/** What a ClickHouse type cannot say about a column: JSON text, a timestamp without time zone. */
-export interface ColumnKinds {
-  readonly json: ReadonlySet<string>;
-  readonly timestamps: ReadonlySet<string>;
-  readonly printJson: boolean;
+export function rowDecoders(meta: readonly { name: string; type: string }[], columns: ResultColumns, printJson: boolean, parsers: Parsers): Decode[] {
+  return meta.map(({ name, type }) => decoderFor(bareType(type), name, columns, printJson, parsers));
 }
 
 /** `Nullable(LowCardinality(String))` → `String`. */
@@ -41,9 +35,8 @@ const pgFraction = (text: string): string => (text.length > 19 && text.endsWith(
 
 const nullable = (f: (text: string) => unknown): Decode => (v) => (v === null ? null : f(String(v)));
 
-function decoderFor(type: string, name: string, columns: ColumnKinds, parsers: Parsers): Decode {
+function decoderFor(type: string, name: string, columns: ResultColumns, printJson: boolean, parsers: Parsers): Decode {
   const json = columns.json.has(name);
-  const printJson = columns.printJson;
   if (type.startsWith('DateTime') && columns.timestamps.has(name)) return nullable((text) => parsers[OID.timestamp]!(pgFraction(text)));
   if (type.startsWith('DateTime')) return nullable((text) => parsers[OID.timestamptz]!(`${pgFraction(text)}+00`));
   if (/^U?Int(64|128|256)$/.test(type)) return nullable(parsers[OID.int8]!);

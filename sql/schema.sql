@@ -128,6 +128,30 @@ create table if not exists edge_request_counts (
   primary key (grain, bucket, url_id)
 );
 
+-- usage.api-counts with a day bucket sums a week of rollup rows for the URLs its pattern matches.
+-- A project reference matches one host's URLs among many, and with ids in query strings nearly
+-- every request has its own URL, so both are read by index rather than by scanning: the URLs through
+-- a trigram index (pg_trgm answers `~` with the trigrams a regular expression must contain, then
+-- rechecks each candidate with the expression itself, so nothing is approximated), their counts by
+-- url_id. A pattern without such trigrams (`.`) reads every URL as before. Without pg_trgm (not
+-- installed, or no CREATE right on the database) the index is left out and the answers are the same.
+create index if not exists edge_request_counts_url_idx on edge_request_counts (url_id, grain, bucket);
+do $do$
+declare
+  trgm_schema name;
+begin
+  begin
+    create extension if not exists pg_trgm;
+  exception when others then
+    raise notice 'pg_trgm is not available (%): usage.api-counts reads every URL for a day bucket', sqlerrm;
+  end;
+  select n.nspname into trgm_schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm';
+  if trgm_schema is not null then
+    execute format('create index if not exists edge_request_urls_url_trgm_idx on edge_request_urls using gin (url %I.gin_trgm_ops)', trgm_schema);
+  end if;
+end
+$do$;
+
 -- The statements that add (sign 1) or subtract (sign -1) the rows of `source`, a relation with
 -- edge_logs' columns: a trigger's transition table, or edge_logs itself when the rollup is first
 -- built. Returned as text for the caller to EXECUTE, because a transition table is visible only

@@ -9,6 +9,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { AdminExec } from '../store/engine.ts';
 import { demoRowCounts, generateDemoTable, insertDemoColumns, type DemoOptions } from '../store/demo/demo-data.ts';
+import { PGLITE_EXTENSIONS } from '../store/pglite-extensions.ts';
 import { LOG_TABLES, applySchema, type LogTable } from '../store/schema.ts';
 import { CommandError, describeUrl, type Env } from './command.ts';
 
@@ -73,7 +74,7 @@ async function openTarget(env: Env): Promise<Target> {
   const dir = env.DATA_DIR?.trim();
   if (!dir) throw new CommandError('set DATABASE_URL (a PostgreSQL to seed) or DATA_DIR (the embedded PGlite store to seed)');
   await mkdir(dir, { recursive: true });
-  const db = new PGlite(dir);
+  const db = new PGlite(dir, { extensions: PGLITE_EXTENSIONS });
   await db.waitReady;
   return {
     label: `embedded PGlite store in ${dir}`,

@@ -13,6 +13,7 @@ import { PGlite, type Results } from '@electric-sql/pglite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { OID } from '../query/encode.ts';
 import { textParsers, wrapNestedObjects, type ResponseShape } from '../query/logflare-shape.ts';
+import { PGLITE_EXTENSIONS } from './pglite-extensions.ts';
 import { resultTooLarge } from './result-limit.ts';
 
 export interface WorkerStart {
@@ -100,6 +101,7 @@ async function start(init: WorkerStart): Promise<void> {
   capWasmMemory(init.memoryMaxBytes);
   const options = {
     parsers: parsersFor(init.responseShape),
+    extensions: PGLITE_EXTENSIONS,
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
   };
   const db = new PGlite(init.dataDir, options);

@@ -8,9 +8,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Service } from '../../src/service.ts';
+import { QUERIES_DIR } from '../../src/ops/config.ts';
+import { POSTGRESQL } from '../../src/query/dialect/dialect.ts';
+import { loadRegistry } from '../../src/query/registry.ts';
+import { bindStatement } from '../../src/query/run-query.ts';
+import { loadSqlParser } from '../../src/query/sandbox/sql-parser.ts';
 import { applySchema, EDGE_ROLLUP_TRIGGERS } from '../../src/store/schema.ts';
 import { Prng } from '../../src/store/demo/prng.ts';
-import type { EngineFactory, TestStore } from '../support/engines.ts';
+import { queryOnce, type EngineFactory, type TestStore } from '../support/engines.ts';
 import { isoMicros } from '../support/fixtures.ts';
 import { call, startTestService } from '../support/service.ts';
 import { expectedUsage, type UsageInput, type UsageInterval, type UsageRow } from '../support/usage-reference.ts';
@@ -137,6 +142,42 @@ export function usageRollupBehaviour(factory: EngineFactory): void {
       await assertMatchesRows();
       await insert(Array.from({ length: 100 }, randomRow));
       await assertMatchesRows();
+    });
+
+    // Regression: with ids in query strings nearly every request has its own URL, and the daily
+    // count ran the pattern over every URL ever counted and summed a week of rollup rows (189 ms at
+    // 1M rows and 273k URLs). A project reference must be found through the trigram index and its
+    // counts by url_id; `.` must not turn into a nested loop over every URL (the planner's guess
+    // for ids read through a CTE).
+    test('the daily count finds a selective pattern\'s URLs by index, and `.` by one pass', async () => {
+      // Enough URLs that reading them all costs more than the index (the planner's choice at 13k).
+      // Project references as Supabase makes them: 20 random lower-case letters.
+      const hosts = Array.from({ length: 60 }, () => Array.from({ length: 20 }, () => String.fromCharCode(97 + rng.int(26))).join(''));
+      const ref = hosts[7]!;
+      const many = Array.from({ length: 15_000 }, (_, i): Row => ({ id: `m${serial++}`, ts: now - DAY_MS - rng.int(5 * DAY_MS), url: `https://${hosts[i % hosts.length]}.example.co/rest/v1/todos?id=eq.${i}`, path: '/rest/v1/todos' }));
+      // A store from before the indexes: `npm run schema` (applySchema) builds them over its URLs.
+      await store.admin('drop index logs.edge_request_urls_url_trgm_idx, logs.edge_request_counts_url_idx');
+      await insert(many);
+      await applySchema(store.admin, 'logs');
+      await store.admin('analyze logs.edge_request_urls; analyze logs.edge_request_counts');
+      const usage = loadRegistry(QUERIES_DIR, await loadSqlParser()).lookup('usage.api-counts')!;
+      const plan = async (pattern: string): Promise<string> => {
+        const bound = bindStatement(usage, new Map([['interval', ['daily']], ['project', [pattern]]]), null, POSTGRESQL);
+        // The statement names its tables unqualified, as the service's sessions (search_path = logs)
+        // read them: the embedded session is the service's own; on PostgreSQL a connection of its own.
+        const explain = `explain ${bound.sql}`;
+        const rows = store.url === undefined
+          ? ((await store.admin(explain, bound.params)) as { rows: Record<string, string>[] }).rows
+          : await queryOnce<Record<string, string>>(`${store.url}${store.url.includes('?') ? '&' : '?'}options=-c%20search_path%3Dlogs`, explain, bound.params);
+        return rows.map((r) => Object.values(r)[0]).join('\n');
+      };
+      assert.match(await plan(ref), /edge_request_urls_url_trgm_idx/);
+      assert.doesNotMatch(await plan('.'), /Nested Loop/);
+      assert.doesNotMatch(await plan('.'), /edge_request_urls_url_trgm_idx/);
+      for (const [pattern, re] of [[ref, new RegExp(ref)], ['.', /./]] as const) {
+        const res = await call(service.url, `/api/endpoints/query/usage.api-counts?interval=daily&project=${encodeURIComponent(pattern)}`);
+        assert.deepEqual(((await res.json()) as { result: UsageRow[] }).result, expectedUsage(rows, now, 'daily', re), pattern);
+      }
     });
 
     test('rows written before the rollup existed are counted when it is built', async () => {

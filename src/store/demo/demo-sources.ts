@@ -71,7 +71,7 @@ interface Route {
 
 // Paths cover the four areas usage.api-counts counts plus traffic it must not count. Weight = repeats.
 const ROUTES: Route[] = weightedPool<Route>([
-  [{ path: '/rest/v1/todos', search: ['?select=*', '?select=*&order=inserted_at.desc&limit=20', '?id=eq.42', ''], methods: ['GET', 'GET', 'GET', 'POST', 'PATCH', 'DELETE'] }, 12],
+  [{ path: '/rest/v1/todos', search: ['?select=*', '?select=*&order=inserted_at.desc&limit=20&offset={n}', '?id=eq.{n}', ''], methods: ['GET', 'GET', 'GET', 'POST', 'PATCH', 'DELETE'] }, 12],
   [{ path: '/rest/v1/profiles', search: ['?select=id,username,avatar_url', '?select=*&email=eq.{email}', '?id=eq.{n}'], methods: ['GET', 'GET', 'PATCH'] }, 8],
   [{ path: '/rest/v1/orders', search: ['?select=*,order_items(*)', '?status=eq.pending&limit=50'], methods: ['GET', 'POST'] }, 5],
   [{ path: '/rest/v1/rpc/search_products', search: [''], methods: ['POST'] }, 3],

@@ -3,6 +3,7 @@
  * median over runs, with the serving process's CPU per call beside the latency.
  */
 import { closedLoop, type Call, type RunOptions, type RunResult } from '../lib/load-driver.ts';
+import { runPgbench, type PgbenchTarget } from '../lib/pgbench.ts';
 import { runWrk, type WrkTarget } from '../lib/wrk.ts';
 import { fmt, median } from '../lib/load-stats.ts';
 
@@ -32,6 +33,8 @@ export interface Side {
   call: Call;
   /** Drive this side with wrk (its binary path and target) instead of `call` in this process. */
   wrk?: { bin: string; target: WrkTarget };
+  /** Drive this side with pgbench (the floor of an uncached call) instead of `call`. */
+  pgbench?: PgbenchTarget;
   /** Cumulative CPU ms of the process that serves this side (CPU per call is robust to a busy machine). */
   cpuMs?: () => number;
   /** Checked when a call fails, to say so when the service process died (something else may kill it). */
@@ -74,9 +77,10 @@ export async function measure(timing: Timing, sides: Side[], concurrency: number
     const died = side.alive?.();
     throw new Error(`${side.label}: ${r.errors} of ${r.calls + r.errors} calls failed (${r.firstError})${died ? `; the service process ${died}` : ''}`);
   };
-  // wrk runs timed only: a side it drives ignores minCalls/maxCalls (HTTP rows never set them).
+  // wrk and pgbench run timed only: a side they drive ignores minCalls/maxCalls (their rows never set them).
+  const seconds = (o: RunOptions) => (o.durationMs || timing.seconds * 1000) / 1000;
   const drive = (side: Side, o: RunOptions): Promise<RunResult> =>
-    side.wrk ? runWrk(side.wrk.bin, side.wrk.target, o.concurrency, (o.durationMs || timing.seconds * 1000) / 1000) : closedLoop(side.call, o);
+    side.wrk ? runWrk(side.wrk.bin, side.wrk.target, o.concurrency, seconds(o)) : side.pgbench ? runPgbench(side.pgbench, o.concurrency, seconds(o)) : closedLoop(side.call, o);
   for (const side of sides) {
     if (opts.warmupCalls === 0) continue;
     const warm = opts.warmupCalls === undefined ? { concurrency, durationMs: timing.warmup * 1000 } : { concurrency, durationMs: 0, minCalls: opts.warmupCalls, maxCalls: opts.warmupCalls };

@@ -22,12 +22,31 @@ export const GENERATED_MAX = 1_000_000;
 /** Rows one copying statement writes (its transition table, in edge_logs, holds them all). */
 const COPY_CHUNK = 1_000_000;
 
+/**
+ * Many projects, as a log store behind a platform has: 'default' (the self-hosted project, and the
+ * busiest: 1% of the rows) and 199 references shaped like Supabase's (20 lower-case letters). With
+ * ids and pagination in the demo's query strings, most requests have a URL of their own (the bench
+ * prints how many distinct URLs the data has), and a project reference selects one host of many.
+ */
+export const BENCH_PROJECTS: readonly string[] = ['default', ...Array.from({ length: 199 }, (_, i) => projectRef(i + 1))];
+
+/** A fixed 20-letter reference for project i. */
+function projectRef(i: number): string {
+  let x = Math.imul(i, 2654435761) >>> 0;
+  let ref = '';
+  for (let k = 0; k < 20; k++) {
+    ref += String.fromCharCode(97 + (x % 26));
+    x = (Math.imul(x ^ (x >>> 13), 1103515245) + 12345) >>> 0;
+  }
+  return ref;
+}
+
 /** Insert the rows a `to`-row seed has beyond a `from`-row seed, all tables at once; returns rows inserted. */
-export async function growDemoData(pool: pg.Pool, schema: string, opts: { seed: number; now: Date }, from: number, to: number): Promise<number> {
+export async function growDemoData(pool: pg.Pool, schema: string, opts: { seed: number; now: Date; projects?: readonly string[] }, from: number, to: number): Promise<number> {
   const generatedTo = Math.min(to, GENERATED_MAX);
   const before = from === 0 ? null : demoRowCounts(Math.min(from, GENERATED_MAX));
   const after = demoRowCounts(generatedTo);
-  const demo: DemoOptions = { rows: generatedTo, seed: opts.seed, now: opts.now };
+  const demo: DemoOptions = { rows: generatedTo, seed: opts.seed, now: opts.now, ...(opts.projects ? { projects: [...opts.projects] } : {}) };
   const exec = (sql: string, params?: readonly unknown[]) => (params ? pool.query(sql, [...params]) : pool.query(sql));
   const generate = async (table: LogTable): Promise<number> => {
     let inserted = 0;

@@ -2,14 +2,17 @@
  * `npm run bench`: the service against its physical floors, side by side, in one run .
  *
  * Starts a throwaway PostgreSQL (scripts/lib/pg-server.ts), seeds it in stages (10k, 100k, then
- * --rows edge rows over 7 days, other sources proportional), VACUUM ANALYZEs after each stage,
+ * --rows edge rows over 7 days, other sources proportional, 200 projects; seed-stages.ts), VACUUM
+ * ANALYZEs after each stage and prints how many distinct request URLs the data has,
  * runs the service as a child process as `npm start` does (the build, `dist/main.js`; pg engine) and measures,
  * at concurrency 1 and 32, p50/p99 latency and requests per second of:
- *   1. logs.all through the service vs the same SQL, parameters and session settings run directly
- *      with a pg.Pool of the same size (the floor for an uncached call);
+ *   1. logs.all through the service vs the same SQL, parameters and session settings run by pgbench
+ *      (PostgreSQL's C client, each connection preparing it once: the physical floor of an uncached
+ *      call; scripts/lib/pgbench.ts) and by a pg.Pool of the same size in Node (the driver's floor);
  *   2. cached usage.api-counts through the service vs a bare node:http server (child process)
  *      returning the same bytes with the same headers (the floor for a cached call);
- *   3. the usage.api-counts refresh (each interval) directly on PostgreSQL;
+ *   3. the usage.api-counts refresh directly on PostgreSQL: each interval for one project (one host
+ *      of 200), and the daily count for `.` (every URL);
  *   4. logs.all at 10k, 100k and --rows edge rows;
  *   5. the service process's peak RSS (VmHWM).
  * HTTP load comes from wrk (scripts/lib/wrk.ts; installed with apt-get when missing), so the bare
@@ -245,8 +248,9 @@ async function measureCached(bench: Bench): Promise<NodeChild[]> {
           floorLabel: 'bare node:http',
           floor: b!,
           result: `${fmt(ratio)}× req/s; CPU/call ${fmt(summary.cpuPerCall * 1000, 0)} vs ${fmt(b!.cpuPerCall * 1000, 0)} µs${failed(summary)}`,
-          target: '≥ 0.80× req/s',
-          met: ratio >= 0.8,
+          // Issue 32: read at c=32 (wrk keeps every connection busy); at c=1 the ratio is latency-bound.
+          target: conc === 32 ? '≥ 0.90× req/s' : '≥ 0.80× req/s',
+          met: ratio >= (conc === 32 ? 0.9 : 0.8),
         });
       }
       if (bb) {
@@ -330,12 +334,14 @@ async function measureRefresh(b: Bench): Promise<void> {
  */
 async function ingestRows(b: Bench, pool: pg.Pool, databaseUrl: string): Promise<void> {
   const rows = Math.min(b.args.rows, INGEST_ROWS);
-  log(`edge ingest with and without the usage.api-counts rollup, ${rows.toLocaleString('en')} rows`);
-  const f = await measureIngest(pool, rows);
-  const change = (withIt: number, without: number) => `${Math.round(withIt).toLocaleString('en')} rows/s with the rollup, ${Math.round(without).toLocaleString('en')} without (${fmt((withIt / without - 1) * 100, 0)}%)`;
+  log(`edge ingest with the usage.api-counts rollup, without its URL indexes and without it, ${rows.toLocaleString('en')} rows`);
+  const f = await measureIngest(pool, rows, BENCH_PROJECTS);
+  const perSecond = (n: number) => `${Math.round(n).toLocaleString('en')} rows/s`;
+  const change = (withIt: number, noUrlIndexes: number, without: number) =>
+    `${perSecond(withIt)} with the rollup; ${perSecond(noUrlIndexes)} without its URL indexes (${fmt((withIt / noUrlIndexes - 1) * 100, 0)}% for them); ${perSecond(without)} without the rollup (${fmt((withIt / without - 1) * 100, 0)}%)`;
   for (const [what, result] of [
-    ['INSERT, 5000 rows a statement', change(f.insertWith, f.insertWithout)],
-    ['DELETE, 5000 ids a statement', change(f.deleteWith, f.deleteWithout)],
+    ['INSERT, 5000 rows a statement', change(f.insertWith, f.insertNoUrlIndexes, f.insertWithout)],
+    ['DELETE, 5000 ids a statement', change(f.deleteWith, f.deleteNoUrlIndexes, f.deleteWithout)],
   ] as const) {
     b.tableRows.push({ part: '6', measurement: `edge ingest: ${what}`, rows: compact(rows), conc: '1', service: null, floorLabel: 'no rollup', floor: null, result, target: 'stated (issue 11)', met: null });
   }

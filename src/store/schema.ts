@@ -22,6 +22,13 @@ export type LogTable = (typeof LOG_TABLES)[number];
  */
 export const EDGE_ROLLUP_TRIGGERS = ['insert', 'update', 'delete', 'truncate'].map((op) => `edge_request_counts_${op}`);
 
+/**
+ * The indexes usage.api-counts' daily count reads matching URLs and their counts by (sql/schema.sql).
+ * Named here for what must remove them: the bench's baseline without them and the test of a store
+ * built before them.
+ */
+export const USAGE_URL_INDEXES = ['edge_request_urls_url_trgm_idx', 'edge_request_counts_url_idx'];
+
 // Same rule as config.ts: lower case so the quoted and unquoted spellings name the same schema,
 // and at most 63 bytes because PostgreSQL silently truncates longer identifiers.
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

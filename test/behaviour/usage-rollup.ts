@@ -13,7 +13,7 @@ import { POSTGRESQL } from '../../src/query/dialect/dialect.ts';
 import { loadRegistry } from '../../src/query/registry.ts';
 import { bindStatement } from '../../src/query/run-query.ts';
 import { loadSqlParser } from '../../src/query/sandbox/sql-parser.ts';
-import { applySchema, EDGE_ROLLUP_TRIGGERS } from '../../src/store/schema.ts';
+import { applySchema, EDGE_ROLLUP_TRIGGERS, USAGE_URL_INDEXES } from '../../src/store/schema.ts';
 import { Prng } from '../../src/store/demo/prng.ts';
 import { queryOnce, type EngineFactory, type TestStore } from '../support/engines.ts';
 import { isoMicros } from '../support/fixtures.ts';
@@ -156,7 +156,7 @@ export function usageRollupBehaviour(factory: EngineFactory): void {
       const ref = hosts[7]!;
       const many = Array.from({ length: 15_000 }, (_, i): Row => ({ id: `m${serial++}`, ts: now - DAY_MS - rng.int(5 * DAY_MS), url: `https://${hosts[i % hosts.length]}.example.co/rest/v1/todos?id=eq.${i}`, path: '/rest/v1/todos' }));
       // A store from before the indexes: `npm run schema` (applySchema) builds them over its URLs.
-      await store.admin('drop index logs.edge_request_urls_url_trgm_idx, logs.edge_request_counts_url_idx');
+      await store.admin(`drop index ${USAGE_URL_INDEXES.map((i) => `logs.${i}`).join(', ')}`);
       await insert(many);
       await applySchema(store.admin, 'logs');
       await store.admin('analyze logs.edge_request_urls; analyze logs.edge_request_counts');

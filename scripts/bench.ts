@@ -21,7 +21,7 @@
  * after a warm-up, and each figure is the median over the runs.
  *
  *   npm run bench -- [--rows 1000000] [--runs 5] [--seconds 3] [--warmup 2]
- *                    [--only logs,cached,refresh,growth,ingest] [--explain] [--profile]
+ *                    [--only logs,cached,refresh,studio,growth,ingest] [--explain] [--profile]
  *   npm run bench -- --engine clickhouse [--rows 1000000,10000000]   (bench/clickhouse.ts)
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,11 +47,12 @@ import { compact, rawHeader, renderTable, type Row } from './bench/report.ts';
 import { measureIngest } from './bench/ingest.ts';
 import { clickhouseBench } from './bench/clickhouse.ts';
 import { measureHttpIngest } from './bench/ingest-http.ts';
-import { BENCH_PROJECTS, growDemoData } from './bench/seed-stages.ts';
+import { BENCH_PROJECT_WEIGHTS, BENCH_PROJECTS, growDemoData } from './bench/seed-stages.ts';
 import { httpGet, keepAliveAgent, type Call } from './lib/load-driver.ts';
 import { ensurePgbench, type PgbenchTarget } from './lib/pgbench.ts';
 import { ensureWrk } from './lib/wrk.ts';
-import { fmt } from './lib/load-stats.ts';
+import { fmt, median } from './lib/load-stats.ts';
+import { bindStudioCalls, STUDIO_WINDOWS } from './bench/studio.ts';
 import { createDatabase, startPostgres } from './lib/pg-server.ts';
 
 const args = parseArgs(process.argv.slice(2));
@@ -62,8 +63,10 @@ const npmStartText = commandLine(npmStart);
 const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 /** Edge rows the ingest comparison writes to each side (fewer with a smaller --rows). */
 const INGEST_ROWS = 100_000;
-/** The project every call asks for, and usage.api-counts' selective pattern: one host of 200. */
-const SELECTIVE = BENCH_PROJECTS[0]!;
+/** The project logs.all, the cached call and Studio's calls ask for (half of the rows). */
+const PROJECT = BENCH_PROJECTS[0]!;
+/** usage.api-counts' selective pattern: one project's host of 200 (0.5% of the rows). */
+const SELECTIVE = BENCH_PROJECTS[1]!;
 const timing: Timing = { runs: args.runs, seconds: args.seconds, warmup: args.warmup, log };
 
 // ------------------------------------------------------------------------------------ helpers
@@ -125,6 +128,8 @@ interface Bench {
   wrk: string;
   /** logs.all's statement as pgbench runs it (the uncached call's physical floor). */
   pgbench: PgbenchTarget;
+  /** Studio's calls: name, then p50 ms per window of STUDIO_WINDOWS (part 8). */
+  studio?: (readonly [string, ...number[]])[];
   tmp: string;
   tableRows: Row[];
   explains: string[];
@@ -186,7 +191,7 @@ async function measureCached(bench: Bench): Promise<NodeChild[]> {
   const { args, service: svc, headers, tmp, tableRows } = bench;
   const started: NodeChild[] = [];
   if (args.only.has('cached')) {
-    const pathAndQuery = query('/api/endpoints/query/usage.api-counts', { interval: 'daily', project: SELECTIVE });
+    const pathAndQuery = query('/api/endpoints/query/usage.api-counts', { interval: 'daily', project: PROJECT });
     const cachedUrl = `${svc.ready}${pathAndQuery}`;
     // The entry is filled by the first call that answers. Right after a large seed the first refresh
     // can meet the statement timeout on cold pages (a 504, logged); the bench still measures hits.
@@ -329,6 +334,57 @@ async function measureRefresh(b: Bench): Promise<void> {
 }
 
 /**
+ * 8: Supabase Studio's 23 calls (studio.ts) as the service runs them with COMPAT=logflare, directly
+ * on PostgreSQL like the refreshes: p50 over each call's one-hour window (the target), 24 hours and
+ * 7 days. The whole table goes below the main one.
+ */
+async function measureStudio(b: Bench): Promise<void> {
+  const { args, directPool, tableRows } = b;
+  const parser = await loadSqlParser();
+  const ids = new Map<string, string>();
+  for (const source of ['edge_logs', 'postgres_logs', 'function_edge_logs']) {
+    const row = (await directPool.query(`select id from ${source} order by timestamp desc limit 1`)).rows[0] as { id: string } | undefined;
+    ids.set(source, row?.id ?? 'none');
+  }
+  const now = new Date();
+  const byWindow = new Map<string, Map<string, number>>();
+  for (const window of STUDIO_WINDOWS) {
+    const figures = new Map<string, number>();
+    byWindow.set(window.label, figures);
+    for (const call of bindStudioCalls(parser, b.config.logSchema, now, window, (s) => ids.get(s) ?? 'none')) {
+      const run = () => directPool.query({ text: call.sql, values: call.params });
+      const t0 = performance.now();
+      await run();
+      // Slow ones (seconds, over 7 days) get 3 runs; the rest 5.
+      const runs = performance.now() - t0 > 500 ? 3 : args.runs;
+      const times: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const t = performance.now();
+        await run();
+        times.push(performance.now() - t);
+      }
+      figures.set(call.name, median(times));
+      log(`Studio ${call.name}, ${window.label}: p50 ${fmt(median(times), 1)} ms`);
+    }
+  }
+  const hour = byWindow.get(STUDIO_WINDOWS[0]!.label)!;
+  const [slowest, slowestMs] = [...hour.entries()].sort((x, y) => y[1] - x[1])[0]!;
+  tableRows.push({
+    part: '8',
+    measurement: `Studio's ${hour.size} calls (COMPAT=logflare), each over its one-hour window, uncached`,
+    rows: compact(args.rows),
+    conc: '1',
+    service: null,
+    floorLabel: 'direct pg',
+    floor: null,
+    result: `slowest p50 ${fmt(slowestMs, 1)} ms (${slowest}); every call below`,
+    target: 'each ≤ 100 ms p50',
+    met: slowestMs <= 100,
+  });
+  b.studio = [...hour.keys()].map((name) => [name, ...STUDIO_WINDOWS.map((w) => byWindow.get(w.label)!.get(name)!)] as const);
+}
+
+/**
  * 6: what the usage.api-counts rollup costs a writer (scripts/bench/ingest.ts), and ingest through
  * the service as Vector posts it against COPY (scripts/bench/ingest-http.ts).
  */
@@ -431,7 +487,7 @@ function report(b: Bench, pgVersion: string, load0: number, started: number, dis
   );
   console.log(
     `Data: ${args.rows.toLocaleString('en')} edge rows (${total.toLocaleString('en')} rows in 9 tables) over 7 days, ${BENCH_PROJECTS.length} projects (hosts), ` +
-      `${distinctUrls.toLocaleString('en')} distinct request URLs (ids and pagination in query strings); every call asks for project ${SELECTIVE} (1% of the rows). ` +
+      `${distinctUrls.toLocaleString('en')} distinct request URLs (ids and pagination in query strings); '${PROJECT}' holds half of the rows and is what logs.all, the cached call and Studio's calls ask for; the daily count's selective pattern is project ${SELECTIVE} (0.5% of the rows). ` +
       `Each figure: median of ${args.runs} alternating runs of ${args.seconds} s after ${args.warmup} s warm-up; a refresh slower than 0.5 s: 3 runs of 3 calls at c=1, one call per worker at c=32. ` +
       'CPU/call: CPU time of the serving process (service, bare server, or this process for direct pg) per call, from /proc; unlike latency it barely depends on what else the machine runs.',
   );
@@ -440,6 +496,11 @@ function report(b: Bench, pgVersion: string, load0: number, started: number, dis
       'process. The service and the bare server are separate processes. All of them and PostgreSQL share the same CPUs, so at concurrency 32 the load generator competes with what it measures.',
   );
   console.log(`Total run time ${fmt(minutes, 1)} min.`);
+  if (b.studio) {
+    console.log(`\nStudio's calls, p50 ms (uncached, directly on PostgreSQL, ${args.rows.toLocaleString('en')} edge rows; the 1 h column is the one each call sends):\n`);
+    console.log(`| call | ${STUDIO_WINDOWS.map((w) => w.label).join(' | ')} |\n|---|${STUDIO_WINDOWS.map(() => '--:').join('|')}|`);
+    for (const [name, ...ms] of b.studio) console.log(`| ${name} | ${ms.map((v) => fmt(v, 1)).join(' | ')} |`);
+  }
   for (const e of explains) console.log(`\n\`\`\`\n${e}\n\`\`\``);
 }
 
@@ -497,7 +558,7 @@ async function main(): Promise<void> {
         ready: /listening on (http:\/\/\S+)/,
       });
 
-    const logsParams = { project: SELECTIVE };
+    const logsParams = { project: PROJECT };
     const logsBound = boundCall(logsAll, logsParams);
     const headers = { 'X-API-KEY': token };
     const now = new Date();
@@ -508,7 +569,7 @@ async function main(): Promise<void> {
 
     for (const stage of stages) {
       const t0 = performance.now();
-      const inserted = await growDemoData(adminDb, config.logSchema, { seed: 1, now, projects: BENCH_PROJECTS }, seeded, stage);
+      const inserted = await growDemoData(adminDb, config.logSchema, { seed: 1, now, projects: BENCH_PROJECTS, projectWeights: BENCH_PROJECT_WEIGHTS }, seeded, stage);
       const t1 = performance.now();
       // Every table, the usage.api-counts rollup's included: without its statistics the planner
       // guesses a handful of rows for it and plans the daily refresh as if it were tiny.
@@ -536,6 +597,7 @@ async function main(): Promise<void> {
     const bench = b!;
     if (args.only.has('cached')) extra = await measureCached(bench);
     await measureRefresh(bench);
+    if (args.only.has('studio')) await measureStudio(bench);
     if (args.only.has('growth')) growthRows(bench, growth);
     rssRow(bench);
     if (args.only.has('ingest')) await ingestRows(bench, adminDb, url);

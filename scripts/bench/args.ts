@@ -1,10 +1,10 @@
 /** The bench's command line: which parts to run, how much data, how long each run lasts. */
 
 export const USAGE =
-  'usage: npm run bench -- [--quick] [--rows N] [--runs R] [--seconds S] [--warmup S] [--only logs,cached,refresh,growth,ingest] [--explain] [--profile]\n' +
+  'usage: npm run bench -- [--quick] [--rows N] [--runs R] [--seconds S] [--warmup S] [--only logs,cached,refresh,studio,growth,ingest] [--explain] [--profile]\n' +
   '       npm run bench -- --engine clickhouse [--rows N[,N…]] [--runs R]   (chdb beside PostgreSQL on the same rows, at each --rows stage)\n' +
   '  --quick: the hot paths only (logs.all and cached usage.api-counts at 100k rows, 3 runs of 2 s), under 3 minutes; later options override it';
-export const PARTS = ['logs', 'cached', 'refresh', 'growth', 'ingest'] as const;
+export const PARTS = ['logs', 'cached', 'refresh', 'studio', 'growth', 'ingest'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface Args {

@@ -13,7 +13,7 @@
  *
  *   npm run bench -- --engine clickhouse [--rows 1000000,10000000] [--runs 9]
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -33,6 +33,7 @@ import { insertRows } from '../../src/store/clickhouse/clickhouse-admin.ts';
 import { createDatabase, startPostgres } from '../lib/pg-server.ts';
 import { median } from '../lib/load-stats.ts';
 import { growDemoData, GENERATED_MAX } from './seed-stages.ts';
+import { studioKit } from './studio.ts';
 import { startNodeChild } from './child.ts';
 import { npmStartFlags } from '../lib/npm-start.ts';
 
@@ -138,8 +139,7 @@ export async function clickhouseBench(o: Options): Promise<void> {
  * for ClickHouse costs when it is not memoised: validation and printing, p99 over the calls.
  */
 async function studioCalls(o: Options, rows: number, now: Date, registries: Record<'pg' | 'ch', Registry>, pgEngine: Engine, chEngine: Engine, parser: SqlParser, log: (msg: string) => void): Promise<Figure[]> {
-  const kit = (JSON.parse(readFileSync(new URL('../../test/fixtures/studio-queries.json', import.meta.url), 'utf8')) as { queries: { name: string; endpoint: string; params: Record<string, string>; sql: string | null }[] }).queries;
-  const calls = kit.filter((c) => c.endpoint === 'logs.all' && typeof c.sql === 'string').map((c) => ({
+  const calls = studioKit().filter((c) => c.endpoint === 'logs.all' && typeof c.sql === 'string').map((c) => ({
     name: c.name.replace(/ \(.*$/, '').replace(/: /, ' — '),
     sql: c.sql!.replace('{{now-7h}}', new Date(now.getTime() - 7 * 3_600_000).toISOString()).replace(/\{\{(\w+) row id\}\}/, 'none'),
   }));

@@ -23,12 +23,15 @@ export const GENERATED_MAX = 1_000_000;
 const COPY_CHUNK = 1_000_000;
 
 /**
- * Many projects, as a log store behind a platform has: 'default' (the self-hosted project, and the
- * busiest: 1% of the rows) and 199 references shaped like Supabase's (20 lower-case letters). With
- * ids and pagination in the demo's query strings, most requests have a URL of their own (the bench
- * prints how many distinct URLs the data has), and a project reference selects one host of many.
+ * Many projects, as a log store behind a platform has: 'default' (the self-hosted project Studio
+ * asks for, with half of the rows) and 199 references shaped like Supabase's (20 lower-case
+ * letters) sharing the other half, the first of them 0.5% of all rows. With ids and pagination in
+ * the demo's query strings, most requests have a URL of their own (the bench prints how many
+ * distinct URLs the data has), and a project reference selects one host of many.
  */
 export const BENCH_PROJECTS: readonly string[] = ['default', ...Array.from({ length: 199 }, (_, i) => projectRef(i + 1))];
+const OTHERS = BENCH_PROJECTS.length - 1;
+export const BENCH_PROJECT_WEIGHTS: readonly number[] = [(OTHERS * (OTHERS + 1)) / 2, ...Array.from({ length: OTHERS }, (_, i) => OTHERS - i)];
 
 /** A fixed 20-letter reference for project i. */
 function projectRef(i: number): string {
@@ -42,11 +45,11 @@ function projectRef(i: number): string {
 }
 
 /** Insert the rows a `to`-row seed has beyond a `from`-row seed, all tables at once; returns rows inserted. */
-export async function growDemoData(pool: pg.Pool, schema: string, opts: { seed: number; now: Date; projects?: readonly string[] }, from: number, to: number): Promise<number> {
+export async function growDemoData(pool: pg.Pool, schema: string, opts: { seed: number; now: Date; projects?: readonly string[]; projectWeights?: readonly number[] }, from: number, to: number): Promise<number> {
   const generatedTo = Math.min(to, GENERATED_MAX);
   const before = from === 0 ? null : demoRowCounts(Math.min(from, GENERATED_MAX));
   const after = demoRowCounts(generatedTo);
-  const demo: DemoOptions = { rows: generatedTo, seed: opts.seed, now: opts.now, ...(opts.projects ? { projects: [...opts.projects] } : {}) };
+  const demo: DemoOptions = { rows: generatedTo, seed: opts.seed, now: opts.now, ...(opts.projects ? { projects: [...opts.projects] } : {}), ...(opts.projectWeights ? { projectWeights: [...opts.projectWeights] } : {}) };
   const exec = (sql: string, params?: readonly unknown[]) => (params ? pool.query(sql, [...params]) : pool.query(sql));
   const generate = async (table: LogTable): Promise<number> => {
     let inserted = 0;

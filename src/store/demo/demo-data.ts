@@ -35,6 +35,8 @@ export interface DemoOptions {
   now?: Date;
   /** Project refs rows are spread over (the first gets the most rows). Default DEMO_PROJECTS. */
   projects?: string[];
+  /** Relative share of rows per project, in the order of `projects`. Default: n, n-1, …, 1. */
+  projectWeights?: number[];
 }
 
 export const DEMO_PROJECTS: readonly string[] = ['default', 'acme-prod', 'acme-staging'];
@@ -86,7 +88,9 @@ export function generateDemoTable(table: LogTable, opts: DemoOptions, start = 0,
   const flat = (s: string) => flattener.flat(s);
   const tableKey = fmix32(((opts.seed ?? 1) >>> 0) ^ fmix32(LOG_TABLES.indexOf(table) + 0x51ed27));
   // The first project gets the most rows, like a real account's main project.
-  const projectPool = weightedPool(projects.map((p, i) => [p, projects.length - i] as const));
+  const weights = opts.projectWeights ?? projects.map((_, i) => projects.length - i);
+  if (weights.length !== projects.length || weights.some((w) => !Number.isSafeInteger(w) || w < 1)) throw new Error('projectWeights must be one positive integer per project');
+  const projectPool = weightedPool(projects.map((p, i) => [p, weights[i]!] as const));
   const source = SOURCES[table];
   const cols: DemoColumns = { id: [], timestamp: [], event_message: [], project: [], metadata: [] };
   const r = new Prng();

@@ -103,10 +103,16 @@ function okStatus(method: string, path: string): number {
   return 200;
 }
 
+/**
+ * Ids in paths and query strings come from a large range, as a real table's primary keys do: most
+ * requests that carry one have a URL of their own (what usage.api-counts' rollup must cope with).
+ */
+const ID_RANGE = 1_000_000;
+
 /** Fill the {n}, {email} and {function} placeholders of a route template. */
 function fill(template: string, r: Prng): string {
   if (!template.includes('{')) return template;
-  return template.replace('{n}', String(1 + r.int(5000))).replace('{email}', r.pick(EMAILS)).replace('{function}', r.pick(FUNCTIONS).name);
+  return template.replace('{n}', String(1 + r.int(ID_RANGE))).replace('{email}', r.pick(EMAILS)).replace('{function}', r.pick(FUNCTIONS).name);
 }
 
 const edge: Source = (r, project) => {

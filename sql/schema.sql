@@ -96,6 +96,18 @@ create index if not exists edge_logs_timestamp_idx on edge_logs (timestamp);
 -- (metadata included) to disk instead of hash-aggregating a handful of days in parallel.
 create statistics if not exists edge_logs_request_url_stats on ((metadata->'request'->>'url')) from edge_logs;
 create statistics if not exists edge_logs_day_bucket_stats on (date_trunc('day', "timestamp", 'UTC')) from edge_logs;
+-- The same for the records Studio's BigQuery unnests (`CROSS JOIN UNNEST(m.request) AS request`
+-- translates to `jsonb_typeof(metadata -> 'request') = 'object'`, on every row it reads). Without
+-- them PostgreSQL guesses 0.5% of rows per such test, so one row for an hour of a busy project, and
+-- plans accordingly: a bitmap scan and a sort of every row of the hour instead of reading the
+-- newest 100 through the (project, timestamp) index (58 ms against 0.3 ms at 3M rows), and sorts
+-- of whole rows on disk for an event chart.
+create statistics if not exists edge_logs_record_kinds_stats on
+  (jsonb_typeof(metadata -> 'request')), (jsonb_typeof(metadata -> 'response')),
+  (jsonb_typeof((metadata -> 'request') -> 'headers')), (jsonb_typeof((metadata -> 'response') -> 'headers')),
+  (jsonb_typeof((metadata -> 'request') -> 'cf'))
+  from edge_logs;
+create statistics if not exists postgres_logs_record_kinds_stats on (jsonb_typeof(metadata -> 'parsed')) from postgres_logs;
 
 -- usage.api-counts rollup (docs/stored-queries.md, "How it scales"). Edge requests
 -- counted per UTC hour and per UTC day and per distinct request URL, kept exact by PostgreSQL

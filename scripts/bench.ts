@@ -254,9 +254,10 @@ async function measureCached(bench: Bench): Promise<NodeChild[]> {
           floorLabel: 'bare node:http',
           floor: b!,
           result: `${fmt(ratio)}× req/s; CPU/call ${fmt(summary.cpuPerCall * 1000, 0)} vs ${fmt(b!.cpuPerCall * 1000, 0)} µs${failed(summary)}`,
-          // Issue 32: read at c=32 (wrk keeps every connection busy); at c=1 the ratio is latency-bound.
-          target: conc === 32 ? '≥ 0.90× req/s' : '≥ 0.80× req/s',
-          met: ratio >= (conc === 32 ? 0.9 : 0.8),
+          // Issue 32: the silent service at c=32 (wrk keeps every connection busy); at c=1 the ratio is
+          // latency-bound, and a request log line costs its own write.
+          target: conc === 32 && logging === 'silent' ? '≥ 0.90× req/s' : '≥ 0.80× req/s',
+          met: ratio >= (conc === 32 && logging === 'silent' ? 0.9 : 0.8),
         });
       }
       if (bb) {

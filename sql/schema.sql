@@ -140,14 +140,17 @@ create table if not exists edge_request_counts (
   primary key (grain, bucket, url_id)
 );
 
--- usage.api-counts with a day bucket sums a week of rollup rows for the URLs its pattern matches.
+-- usage.api-counts sums the rollup rows of its window for the URLs its pattern matches.
 -- A project reference matches one host's URLs among many, and with ids in query strings nearly
 -- every request has its own URL, so both are read by index rather than by scanning: the URLs through
 -- a trigram index (pg_trgm answers `~` with the trigrams a regular expression must contain, then
 -- rechecks each candidate with the expression itself, so nothing is approximated), their counts by
 -- url_id. A pattern without such trigrams (`.`) reads every URL as before. Without pg_trgm (not
 -- installed, or no CREATE right on the database) the index is left out and the answers are the same.
-create index if not exists edge_request_counts_url_idx on edge_request_counts (url_id, grain, bucket);
+-- Covering (INCLUDE): the counts come from the index itself, without a visit to the table per URL
+-- (at 1M rows, one project's week: 100 ms with the visits, where the planner preferred a pass over
+-- the whole rollup; 24 ms index-only).
+create index if not exists edge_request_counts_url_idx on edge_request_counts (url_id, grain, bucket) include (rest, storage, auth, realtime);
 do $do$
 declare
   trgm_schema name;

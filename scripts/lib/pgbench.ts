@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from './load-driver.ts';
 import { LatencyHistogram } from './load-stats.ts';
@@ -43,7 +44,9 @@ export function ensurePgbench(): string {
 /**
  * pgbench's script: each `$n` becomes the variable `:pn` (sent as a parameter of the prepared
  * statement), a NULL parameter the literal NULL (a pgbench variable cannot be NULL; the service's
- * statements are planned with their values anyway: plan_cache_mode = force_custom_plan).
+ * statements are planned with their values anyway: plan_cache_mode = force_custom_plan). A rename
+ * of the bound statement's placeholders for a load generator, not a translation: a `$` followed by
+ * digits inside a literal of the stored SQL would be renamed too (logs.all has none).
  */
 function script(target: PgbenchTarget): { text: string; defines: string[] } {
   const defines: string[] = [];
@@ -60,7 +63,7 @@ function script(target: PgbenchTarget): { text: string; defines: string[] } {
 
 /** One pgbench run: `concurrency` connections on one thread for `seconds`. */
 export function runPgbench(target: PgbenchTarget, concurrency: number, seconds: number): Promise<RunResult> {
-  const dir = mkdtempSync(join('/tmp', 'pgbench-'));
+  const dir = mkdtempSync(join(tmpdir(), 'pgbench-'));
   const { text, defines } = script(target);
   writeFileSync(join(dir, 'call.sql'), text);
   const url = new URL(target.url);

@@ -49,9 +49,9 @@ import { measureIngest } from './bench/ingest.ts';
 import { clickhouseBench } from './bench/clickhouse.ts';
 import { measureHttpIngest } from './bench/ingest-http.ts';
 import { BENCH_PROJECT_WEIGHTS, BENCH_PROJECTS, growDemoData, orderByTime } from './bench/seed-stages.ts';
-import { httpGet, keepAliveAgent, type Call } from './lib/load-driver.ts';
-import { ensurePgbench, type PgbenchTarget } from './lib/pgbench.ts';
-import { ensureWrk } from './lib/wrk.ts';
+import type { Call } from './lib/load-driver.ts';
+import { ensurePgbench, runPgbench, type PgbenchTarget } from './lib/pgbench.ts';
+import { ensureWrk, runWrk, type WrkTarget } from './lib/wrk.ts';
 import { fmt, median } from './lib/load-stats.ts';
 import { bindStudioCalls, STUDIO_WINDOWS } from './bench/studio.ts';
 import { createDatabase, startPostgres } from './lib/pg-server.ts';
@@ -102,6 +102,9 @@ function boundCall(q: StoredQuery, raw: Record<string, string>): { sql: string; 
 /** "; N of M failed (…)" when a tolerated run had failures, so the table never hides them. */
 const failed = (s: Summary): string => (s.errors > 0 ? `; **${s.errors} of ${s.calls + s.errors} failed** (${s.firstError})` : '');
 
+/** A side driven by wrk (one thread, `concurrency` keep-alive connections) against `target`. */
+const viaWrk = (bin: string, target: WrkTarget): Side['drive'] => ({ external: (concurrency, seconds) => runWrk(bin, target, concurrency, seconds) });
+
 const query = (path: string, params: Record<string, string>) => `${path}?${new URLSearchParams(params)}`;
 
 function latestProfiles(): string[] {
@@ -144,20 +147,18 @@ async function measureLogs(b: Bench, stage: number, growth: { rows: number; serv
   if (!(args.only.has('growth') || (isLast && args.only.has('logs')))) return;
   for (const conc of isLast && args.only.has('logs') ? [1, 32] : [1]) {
     log(`logs.all at ${stage.toLocaleString('en')} rows, concurrency ${conc}`);
-    const agent = keepAliveAgent(conc);
     const withPgbench = isLast && args.only.has('logs');
     const [s, d, p] = await measure(timing,
       [
-        { label: 'service', call: httpGet(agent, logsUrl, headers), wrk: { bin: b.wrk, target: { url: logsUrl, headers } }, cpuMs: svc.cpuMs, alive: svc.exited },
-        { label: 'direct pg', call: directCall(logsBound), cpuMs: ownCpuMs },
+        { label: 'service', drive: viaWrk(b.wrk, { url: logsUrl, headers }), cpuMs: svc.cpuMs, alive: svc.exited },
+        { label: 'direct pg', drive: { call: directCall(logsBound) }, cpuMs: ownCpuMs },
         // The physical floor: the same statement from PostgreSQL's C client.
-        ...(withPgbench ? [{ label: 'pgbench', call: directCall(logsBound), pgbench: b.pgbench }] : []),
+        ...(withPgbench ? [{ label: 'pgbench', drive: { external: (c: number, seconds: number) => runPgbench(b.pgbench, c, seconds) } }] : []),
       ],
       conc,
       // wrk at c=32 keeps every connection busy; a rare non-2xx is reported in the row, not fatal.
       { tolerateErrors: true },
     );
-    agent.destroy();
     if (conc === 1) growth.push({ rows: stage, service: s!, direct: d! });
     if (withPgbench) {
       for (const [floorLabel, floor] of [['pgbench', p!], ['direct pg', d!]] as const) {
@@ -229,20 +230,17 @@ async function measureCached(bench: Bench): Promise<NodeChild[]> {
     started.push(logged);
     if ((await fetchRaw(`${logged.ready}${pathAndQuery}`, headers)).status !== 200) throw new Error('cached usage.api-counts: the logging service did not answer 200');
     log(`service with LOG_LEVEL=info pid ${logged.pid} at ${logged.ready}`);
-    const wrkSide = (label: string, child: NodeChild, base: string, agent: ReturnType<typeof keepAliveAgent>): Side => ({
+    const wrkSide = (label: string, child: NodeChild, base: string): Side => ({
       label,
-      call: httpGet(agent, `${base}${pathAndQuery}`, headers),
-      wrk: { bin: bench.wrk, target: { url: `${base}${pathAndQuery}`, headers } },
+      drive: viaWrk(bench.wrk, { url: `${base}${pathAndQuery}`, headers }),
       cpuMs: child.cpuMs,
       alive: child.exited,
     });
     for (const conc of [1, 32]) {
       log(`cached usage.api-counts, concurrency ${conc}`);
-      const agents = [keepAliveAgent(conc), keepAliveAgent(conc), keepAliveAgent(conc), keepAliveAgent(conc)] as const;
-      const sides = [wrkSide('service', svc, svc.ready, agents[0]), wrkSide('bare node:http', bare, bare.ready, agents[1])];
-      if (conc === 32) sides.push(wrkSide('service, LOG_LEVEL=info', logged, logged.ready, agents[2]), wrkSide('bare node:http, batched', batchedBare, batchedBare.ready, agents[3]));
+      const sides = [wrkSide('service', svc, svc.ready), wrkSide('bare node:http', bare, bare.ready)];
+      if (conc === 32) sides.push(wrkSide('service, LOG_LEVEL=info', logged, logged.ready), wrkSide('bare node:http, batched', batchedBare, batchedBare.ready));
       const [s, b, l, bb] = await measure(timing, sides, conc);
-      for (const a of agents) a.destroy();
       for (const [summary, logging] of [[s!, 'silent'], ...(l ? [[l, 'info'] as const] : [])] as const) {
         const ratio = summary.rps / b!.rps;
         tableRows.push({
@@ -313,7 +311,7 @@ async function measureRefresh(b: Bench): Promise<void> {
       for (const conc of [1, 32]) {
         log(`usage.api-counts refresh ${label}, concurrency ${conc}${slow ? ' (slow: counted runs)' : ''}`);
         const opts: MeasureOptions = !slow ? {} : conc === 1 ? { runs: 3, warmupCalls: 1, minCalls: 3 } : { runs: 1, warmupCalls: 0, maxCalls: conc, tolerateErrors: true };
-        const [r] = await measure(timing, [{ label: `refresh ${label}`, call: directCall(bound) }], conc, opts);
+        const [r] = await measure(timing, [{ label: `refresh ${label}`, drive: { call: directCall(bound) } }], conc, opts);
         tableRows.push({
           part: '3',
           measurement: `usage.api-counts refresh, ${label}`,

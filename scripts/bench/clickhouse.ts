@@ -33,7 +33,7 @@ import { insertRows } from '../../src/store/clickhouse/clickhouse-admin.ts';
 import { createDatabase, startPostgres } from '../lib/pg-server.ts';
 import { median } from '../lib/load-stats.ts';
 import { growDemoData, GENERATED_MAX } from './seed-stages.ts';
-import { studioKit } from './studio.ts';
+import { shortName, studioKit } from './studio.ts';
 import { startNodeChild } from './child.ts';
 import { npmStartFlags } from '../lib/npm-start.ts';
 
@@ -140,7 +140,7 @@ export async function clickhouseBench(o: Options): Promise<void> {
  */
 async function studioCalls(o: Options, rows: number, now: Date, registries: Record<'pg' | 'ch', Registry>, pgEngine: Engine, chEngine: Engine, parser: SqlParser, log: (msg: string) => void): Promise<Figure[]> {
   const calls = studioKit().filter((c) => c.endpoint === 'logs.all' && typeof c.sql === 'string').map((c) => ({
-    name: c.name.replace(/ \(.*$/, '').replace(/: /, ' — '),
+    name: shortName(c),
     sql: c.sql!.replace('{{now-7h}}', new Date(now.getTime() - 7 * 3_600_000).toISOString()).replace(/\{\{(\w+) row id\}\}/, 'none'),
   }));
   const dialect = bigQueryDialect(parser);

@@ -3,8 +3,6 @@
  * median over runs, with the serving process's CPU per call beside the latency.
  */
 import { closedLoop, type Call, type RunOptions, type RunResult } from '../lib/load-driver.ts';
-import { runPgbench, type PgbenchTarget } from '../lib/pgbench.ts';
-import { runWrk, type WrkTarget } from '../lib/wrk.ts';
 import { fmt, median } from '../lib/load-stats.ts';
 
 /** Run lengths from the command line, and where progress goes. */
@@ -30,11 +28,11 @@ export interface Summary {
 
 export interface Side {
   label: string;
-  call: Call;
-  /** Drive this side with wrk (its binary path and target) instead of `call` in this process. */
-  wrk?: { bin: string; target: WrkTarget };
-  /** Drive this side with pgbench (the floor of an uncached call) instead of `call`. */
-  pgbench?: PgbenchTarget;
+  /**
+   * How the side is driven: `call` in a closed loop in this process, or `external`, one timed run of
+   * a C load generator (wrk for HTTP, pgbench for the database) at this concurrency.
+   */
+  drive: { call: Call } | { external: (concurrency: number, seconds: number) => Promise<RunResult> };
   /** Cumulative CPU ms of the process that serves this side (CPU per call is robust to a busy machine). */
   cpuMs?: () => number;
   /** Checked when a call fails, to say so when the service process died (something else may kill it). */
@@ -77,10 +75,9 @@ export async function measure(timing: Timing, sides: Side[], concurrency: number
     const died = side.alive?.();
     throw new Error(`${side.label}: ${r.errors} of ${r.calls + r.errors} calls failed (${r.firstError})${died ? `; the service process ${died}` : ''}`);
   };
-  // wrk and pgbench run timed only: a side they drive ignores minCalls/maxCalls (their rows never set them).
-  const seconds = (o: RunOptions) => (o.durationMs || timing.seconds * 1000) / 1000;
+  // An external generator runs timed only: its side ignores minCalls/maxCalls (those rows never set them).
   const drive = (side: Side, o: RunOptions): Promise<RunResult> =>
-    side.wrk ? runWrk(side.wrk.bin, side.wrk.target, o.concurrency, seconds(o)) : side.pgbench ? runPgbench(side.pgbench, o.concurrency, seconds(o)) : closedLoop(side.call, o);
+    'external' in side.drive ? side.drive.external(o.concurrency, (o.durationMs || timing.seconds * 1000) / 1000) : closedLoop(side.drive.call, o);
   for (const side of sides) {
     if (opts.warmupCalls === 0) continue;
     const warm = opts.warmupCalls === undefined ? { concurrency, durationMs: timing.warmup * 1000 } : { concurrency, durationMs: 0, minCalls: opts.warmupCalls, maxCalls: opts.warmupCalls };

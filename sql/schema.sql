@@ -140,6 +140,52 @@ create table if not exists edge_request_counts (
   primary key (grain, bucket, url_id)
 );
 
+-- A request URL's scheme and authority ('https://abc.supabase.co'), '' when it has none; what
+-- follows (edge_url_tail) is then empty or starts with '/', '?' or '#'. A pattern that is a plain word
+-- ([A-Za-z0-9_-], as a project reference is) can contain none of those, so it occurs in a URL exactly
+-- when it occurs in the URL's host or in its tail: usage.api-counts counts the hosts it matches from
+-- edge_request_host_counts below, and only the other hosts' URLs one by one.
+create or replace function edge_url_host(url text) returns text
+language sql immutable parallel safe
+as $$ select coalesce(substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*'), '') $$;
+-- Self-contained (no call to edge_url_host): an index on it is built and analysed with a search_path
+-- that may not name this schema.
+create or replace function edge_url_tail(url text) returns text
+language sql immutable parallel safe
+as $$ select coalesce(substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*(.*)$'), url) $$;
+
+-- The same counts per URL host: a few rows an hour however many URLs there are, kept by the same
+-- triggers in the same statements' transaction. Keyed by the host's sha256, as URLs are, because a
+-- host (ingested text) can be longer than a btree entry may be. Built from the per-URL counts when a
+-- store that already has them first gets this table (its writers wait on the lock meanwhile).
+do $do$
+begin
+  if to_regclass('edge_request_host_counts') is null then
+    lock table edge_logs in share row exclusive mode;
+    create table edge_request_host_counts (
+      grain     "char" not null check (grain in ('h', 'd')),
+      bucket    timestamptz not null,
+      host_hash bytea not null,
+      host      text not null,
+      requests  bigint not null,
+      rest      bigint not null,
+      storage   bigint not null,
+      auth      bigint not null,
+      realtime  bigint not null,
+      primary key (grain, bucket, host_hash)
+    );
+    if to_regclass('edge_request_counts') is not null then
+      insert into edge_request_host_counts (grain, bucket, host_hash, host, requests, rest, storage, auth, realtime)
+      select c.grain, c.bucket, sha256(convert_to(h.host, 'UTF8')), h.host, sum(c.requests), sum(c.rest), sum(c.storage), sum(c.auth), sum(c.realtime)
+      from edge_request_counts c
+      join edge_request_urls u on u.id = c.url_id
+      cross join lateral (select edge_url_host(u.url) as host) h
+      group by c.grain, c.bucket, h.host;
+    end if;
+  end if;
+end
+$do$;
+
 -- usage.api-counts sums the rollup rows of its window for the URLs its pattern matches.
 -- A project reference matches one host's URLs among many, and with ids in query strings nearly
 -- every request has its own URL, so both are read by index rather than by scanning: the URLs through
@@ -163,6 +209,7 @@ begin
   select n.nspname into trgm_schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm';
   if trgm_schema is not null then
     execute format('create index if not exists edge_request_urls_url_trgm_idx on edge_request_urls using gin (url %I.gin_trgm_ops)', trgm_schema);
+    execute format('create index if not exists edge_request_urls_tail_trgm_idx on edge_request_urls using gin (edge_url_tail(url) %I.gin_trgm_ops)', trgm_schema);
   end if;
 end
 $do$;
@@ -175,11 +222,21 @@ $do$;
 create or replace function edge_request_counts_statements(source text, sign integer) returns text[]
 language plpgsql immutable as $fn$
 declare
-  -- Each source row with its URL's id, once per grain.
-  keyed constant text := format($q$
-    from %I e
-    join edge_request_urls u on u.url_hash = sha256(convert_to(e.metadata->'request'->>'url', 'UTF8'))
-    cross join (values ('h'::"char", 'hour'), ('d'::"char", 'day')) g (grain, unit)$q$, source);
+  -- Each source row once per grain.
+  per_grain constant text := format($q$%I e cross join (values ('h'::"char", 'hour'), ('d'::"char", 'day')) g (grain, unit)$q$, source);
+  -- Each source row that has a URL, with its URL's id, once per grain.
+  keyed constant text := format($q$%s
+      join edge_request_urls u on u.url_hash = sha256(convert_to(e.metadata->'request'->>'url', 'UTF8'))$q$, per_grain);
+  host constant text := $q$edge_url_host(e.metadata->'request'->>'url')$q$;
+  -- The counts a group adds (or subtracts), and how a row already there takes them.
+  sums constant text := format($q$%1$s * count(*) as requests,
+        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/rest') > 0) as rest,
+        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/storage') > 0) as storage,
+        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/auth') > 0) as auth,
+        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/realtime') > 0) as realtime$q$, sign);
+  add_sums constant text := $q$
+        requests = c.requests + excluded.requests, rest = c.rest + excluded.rest, storage = c.storage + excluded.storage,
+        auth = c.auth + excluded.auth, realtime = c.realtime + excluded.realtime$q$;
   statements text[];
 begin
   -- A URL is added the first time a request with it is; what is subtracted is already there.
@@ -193,23 +250,37 @@ begin
       on conflict (url_hash) do nothing$q$, source)] end;
   statements := statements || format($q$
       insert into edge_request_counts as c (grain, bucket, url_id, requests, rest, storage, auth, realtime)
-      select g.grain, date_trunc(g.unit, e.timestamp, 'UTC'), u.id, %1$s * count(*),
-        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/rest') > 0),
-        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/storage') > 0),
-        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/auth') > 0),
-        %1$s * count(*) filter (where strpos(e.metadata->'request'->>'path', '/realtime') > 0)
-      %2$s
+      select g.grain, date_trunc(g.unit, e.timestamp, 'UTC'), u.id, %s
+      from %s
       group by 1, 2, 3
       order by 1, 2, 3 -- one lock order for concurrent writers
-      on conflict (grain, bucket, url_id) do update set
-        requests = c.requests + excluded.requests, rest = c.rest + excluded.rest, storage = c.storage + excluded.storage,
-        auth = c.auth + excluded.auth, realtime = c.realtime + excluded.realtime$q$, sign, keyed);
+      on conflict (grain, bucket, url_id) do update set %s$q$, sums, keyed, add_sums);
+  -- The same per host: the statement's rows summed per host, each host hashed once.
+  statements := statements || format($q$
+      insert into edge_request_host_counts as c (grain, bucket, host_hash, host, requests, rest, storage, auth, realtime)
+      select k.grain, k.bucket, sha256(convert_to(k.host, 'UTF8')), k.host, k.requests, k.rest, k.storage, k.auth, k.realtime
+      from (
+        select g.grain, date_trunc(g.unit, e.timestamp, 'UTC') as bucket, %s as host, %s
+        from %s
+        where e.metadata->'request'->>'url' is not null
+        group by 1, 2, 3
+      ) k
+      order by 1, 2, 3 -- one lock order for concurrent writers
+      on conflict (grain, bucket, host_hash) do update set %s$q$, host, sums, per_grain, add_sums);
   if sign < 0 then
-    -- Only the keys this statement touched, by primary key: never a scan of the whole rollup.
+    -- Only the keys this statement touched, by primary key: never a scan of a whole rollup.
     statements := statements || format($q$
       delete from edge_request_counts c
-      using (select distinct g.grain, date_trunc(g.unit, e.timestamp, 'UTC') as bucket, u.id %s) k
+      using (select distinct g.grain, date_trunc(g.unit, e.timestamp, 'UTC') as bucket, u.id from %s) k
       where (c.grain, c.bucket, c.url_id) = (k.grain, k.bucket, k.id) and c.requests = 0$q$, keyed);
+    statements := statements || format($q$
+      delete from edge_request_host_counts c
+      using (
+        select distinct g.grain, date_trunc(g.unit, e.timestamp, 'UTC') as bucket, sha256(convert_to(%s, 'UTF8')) as host_hash
+        from %s
+        where e.metadata->'request'->>'url' is not null
+      ) k
+      where (c.grain, c.bucket, c.host_hash) = (k.grain, k.bucket, k.host_hash) and c.requests = 0$q$, host, per_grain);
   end if;
   return statements;
 end
@@ -223,7 +294,7 @@ declare
   statement text;
 begin
   if tg_op = 'TRUNCATE' then
-    truncate edge_request_counts;
+    truncate edge_request_counts, edge_request_host_counts;
     return null;
   end if;
   if tg_op in ('DELETE', 'UPDATE') then
@@ -255,7 +326,7 @@ begin
       referencing old table as old_rows for each statement execute function edge_request_counts_apply();
     create trigger edge_request_counts_truncate after truncate on edge_logs
       for each statement execute function edge_request_counts_apply();
-    truncate edge_request_counts;
+    truncate edge_request_counts, edge_request_host_counts;
     foreach statement in array edge_request_counts_statements('edge_logs', 1) loop
       execute statement;
     end loop;

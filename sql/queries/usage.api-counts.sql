@@ -94,28 +94,46 @@ counted as (
   union all
   select date_trunc(w.bucket, x.bucket, 'UTC'), x.rest, x.storage, x.auth, x.realtime
   from (
-    -- The rollup's rows of the window (rolled_up's, one branch per grain, so that an index gives
-    -- just those rows whether it is walked by URL or by time), summed per stored hour or day, so
-    -- date_trunc runs once per bucket, not once per row. The URLs that match are asked of
-    -- edge_request_urls itself, inline: its column's statistics tell the planner how many match,
-    -- and it picks the plan. A selective pattern (a project reference) finds its URLs through the
-    -- trigram index (sql/schema.sql) and their counts through (url_id, grain, bucket); a pattern
-    -- matching most URLs hashes the window's rollup rows in one pass, or (for the last hours)
-    -- tests each of their URLs once. Asked through a CTE (window_urls, matching_urls), the planner
-    -- guessed a few dozen matches whatever the pattern, and for `.` (or a project with half the
-    -- traffic) looked every URL's counts up one by one: 2.5-10× slower.
+    -- The rollup's rows of the window (rolled_up's), summed per stored hour or day, so date_trunc
+    -- runs once per bucket, not once per row.
+    -- A pattern that is a plain word (letters, digits, '_', '-': a project reference) occurs in a URL
+    -- exactly when it occurs in the URL's host or in the rest of it (edge_url_host, sql/schema.sql):
+    -- the hosts it matches are counted whole from edge_request_host_counts (a few rows an hour),
+    -- and only the other hosts' URLs that contain it after the host one by one, found through the
+    -- trigram index on that rest. Any other pattern is tested against each URL.
     select c.bucket, sum(c.rest) as rest, sum(c.storage) as storage, sum(c.auth) as auth, sum(c.realtime) as realtime
+    from edge_request_host_counts c
+    cross join window_spec w
+    where w.bucket <> 'minute' and @project !~ '[^A-Za-z0-9_-]' and c.host ~ @project
+      and ((c.grain = 'h' and c.bucket >= w.raw_until and c.bucket < w.hours_until) or (c.grain = 'd' and c.bucket >= w.hours_until))
+    group by c.bucket
+    union all
+    -- Per URL, one branch per grain, so that an index gives just those rows whether it is walked
+    -- by URL or by time. The URLs that match are asked of edge_request_urls itself, inline: its
+    -- column's statistics tell the planner how many match, and it picks the plan. A selective
+    -- pattern finds its URLs through a trigram index (sql/schema.sql) and their counts through
+    -- (url_id, grain, bucket); a pattern matching most URLs hashes the window's rollup rows in one
+    -- pass, or (for the last hours) tests each of their URLs once. Asked through a CTE
+    -- (window_urls, matching_urls), the planner guessed a few dozen matches whatever the pattern,
+    -- and for `.` looked every URL's counts up one by one: 2.5-10× slower.
+    select c.bucket, sum(c.rest), sum(c.storage), sum(c.auth), sum(c.realtime)
     from edge_request_counts c
     cross join window_spec w
     where w.bucket <> 'minute' and c.grain = 'h' and c.bucket >= w.raw_until and c.bucket < w.hours_until
-      and c.url_id in (select u.id from edge_request_urls u where u.url ~ @project)
+      and c.url_id in (
+        select u.id from edge_request_urls u
+        where (@project ~ '[^A-Za-z0-9_-]' and u.url ~ @project)
+          or (@project !~ '[^A-Za-z0-9_-]' and edge_url_tail(u.url) ~ @project and edge_url_host(u.url) !~ @project))
     group by c.bucket
     union all
     select c.bucket, sum(c.rest), sum(c.storage), sum(c.auth), sum(c.realtime)
     from edge_request_counts c
     cross join window_spec w
     where w.bucket = 'day' and c.grain = 'd' and c.bucket >= w.hours_until
-      and c.url_id in (select u.id from edge_request_urls u where u.url ~ @project)
+      and c.url_id in (
+        select u.id from edge_request_urls u
+        where (@project ~ '[^A-Za-z0-9_-]' and u.url ~ @project)
+          or (@project !~ '[^A-Za-z0-9_-]' and edge_url_tail(u.url) ~ @project and edge_url_host(u.url) !~ @project))
     group by c.bucket
   ) x
   cross join window_spec w

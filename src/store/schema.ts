@@ -27,7 +27,7 @@ export const EDGE_ROLLUP_TRIGGERS = ['insert', 'update', 'delete', 'truncate'].m
  * Named here for what must remove them: the bench's baseline without them and the test of a store
  * built before them.
  */
-export const USAGE_URL_INDEXES = ['edge_request_urls_url_trgm_idx', 'edge_request_counts_url_idx'];
+export const USAGE_URL_INDEXES = ['edge_request_urls_url_trgm_idx', 'edge_request_urls_tail_trgm_idx', 'edge_request_counts_url_idx'];
 
 // Same rule as config.ts: lower case so the quoted and unquoted spellings name the same schema,
 // and at most 63 bytes because PostgreSQL silently truncates longer identifiers.

@@ -31,6 +31,20 @@ const HOSTS = ['alpha', 'beta', 'gamma'];
 // Areas alone and together ('/rest/v1/auth_events' counts as rest and auth), none ('/graphql/v1'), no path.
 const PATHS = ['/rest/v1/todos', '/storage/v1/object/a.png', '/auth/v1/token', '/realtime/v1/websocket', '/rest/v1/auth_events', '/graphql/v1', null];
 const INTERVALS: UsageInterval[] = ['hourly', 'daily', 'minutely'];
+// Plain words (usage.api-counts counts the hosts they match whole), one of each list per check: a
+// host's name or part of it (some query strings name a host too), a word of the paths, a letter
+// found everywhere.
+const HOST_WORDS = ['alpha', 'beta', 'gamma', 'lph', 'eta', 'amm', 'xampl', 'gam'];
+const TAIL_WORDS = ['todos', 'storage', 'token', 'websocket', 'auth_events', 'graphql', 'realtime', 'object'];
+const MIXED_WORDS = ['a', 'e', 't', 'o', 'l', 'm', 'p', 'co'];
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
 
 interface Row extends UsageInput {
   id: string;
@@ -56,8 +70,12 @@ export function usageRollupBehaviour(factory: EngineFactory): void {
     };
     const randomRow = (): Row => {
       const path = PATHS[rng.int(PATHS.length)]!;
-      // One row in ten has no URL: never counted. URLs repeat, so the rollup merges them.
-      const url = rng.int(10) === 0 ? null : `https://${HOSTS[rng.int(HOSTS.length)]}.example.co${path ?? ''}?n=${rng.int(4)}`;
+      // One row in ten has no URL: never counted. URLs repeat, so the rollup merges them. One in
+      // four names another host in its query string, one in twenty has no scheme (so no host: the
+      // whole URL is what follows it), as a plain-word pattern must find them too.
+      const host = `${HOSTS[rng.int(HOSTS.length)]}.example.co`;
+      const query = `?n=${rng.int(4)}${rng.int(4) === 0 ? `&q=${HOSTS[rng.int(HOSTS.length)]}` : ''}`;
+      const url = rng.int(10) === 0 ? null : `${rng.int(20) === 0 ? '' : 'https://'}${host}${path ?? ''}${query}`;
       return { id: `r${serial++}`, ts: randomTime(), url, path };
     };
     const metadata = (r: Row) => JSON.stringify({ request: { ...(r.url === null ? {} : { url: r.url }), ...(r.path === null ? {} : { path: r.path }), method: 'GET' } });
@@ -72,13 +90,19 @@ export function usageRollupBehaviour(factory: EngineFactory): void {
       rows.push(...batch);
     };
 
-    /** Every interval, with two patterns, equals the reference. A pattern new to each check keeps the cache out of it. */
+    /**
+     * Every interval, with two regular expressions and three plain words (read per host: one found
+     * in hosts, one after them, one in both), equals the reference. A pattern new to each check
+     * keeps the cache out of it.
+     */
     const assertMatchesRows = async (): Promise<void> => {
+      const words = [HOST_WORDS, TAIL_WORDS, MIXED_WORDS].map((list) => list[checks % list.length]!);
       checks++;
       for (const interval of INTERVALS) {
         for (const [pattern, re] of [
           [`^https://(alpha|beta)\\.|^none${checks}$`, /^https:\/\/(alpha|beta)\./],
           [`n=[02]|^none${checks}$`, /n=[02]/],
+          ...words.map((w) => [w, new RegExp(w)] as const),
         ] as const) {
           const res = await call(service.url, `/api/endpoints/query/usage.api-counts?interval=${interval}&project=${encodeURIComponent(pattern)}`);
           assert.equal(res.status, 200);
@@ -131,9 +155,10 @@ export function usageRollupBehaviour(factory: EngineFactory): void {
       rows = rows.filter((r) => !gone.has(r.id));
       await assertMatchesRows();
       // Nothing left over: every rollup row counts at least one request.
-      const result = (await store.admin('select count(*)::int as n from logs.edge_request_counts where requests <= 0')) as { rows: { n: number }[] };
-      const [empty] = result.rows;
-      assert.equal(empty!.n, 0);
+      for (const table of ['edge_request_counts', 'edge_request_host_counts']) {
+        const result = (await store.admin(`select count(*)::int as n from logs.${table} where requests <= 0`)) as { rows: { n: number }[] };
+        assert.equal(result.rows[0]!.n, 0, table);
+      }
     });
 
     test('after TRUNCATE and new rows', async () => {
@@ -146,43 +171,77 @@ export function usageRollupBehaviour(factory: EngineFactory): void {
 
     // Regression: with ids in query strings nearly every request has its own URL, and the daily
     // count ran the pattern over every URL ever counted and summed a week of rollup rows (189 ms at
-    // 1M rows and 273k URLs). A project reference must be found through the trigram index and its
-    // counts by url_id; `.` must not turn into a lookup of every URL's counts one by one (what the
-    // planner chose when it read the matching ids through a CTE, whose size it can only guess).
-    test('the daily count finds a selective pattern\'s URLs by index, and `.` by one pass', async () => {
+    // 1M rows and 273k URLs). A regular expression naming a project must be found through the
+    // trigram index and its counts by url_id; `.` must not turn into a lookup of every URL's counts
+    // one by one (what the planner chose when it read the matching ids through a CTE, whose size it
+    // can only guess). And Studio's home chart (a plain word, `default`, whose host has half of the
+    // URLs: 1.7 s at 10M rows) must count that host from the host rollup, never test its URLs.
+    test('the daily count reads a project by index, a plain word per host, and `.` in one pass', async () => {
       // Enough URLs that reading them all costs more than the index (the planner's choice at 13k).
-      // Project references as Supabase makes them: 20 random lower-case letters.
+      // Project references as Supabase makes them: 20 random lower-case letters; the first host
+      // has half of the URLs.
       const hosts = Array.from({ length: 60 }, () => Array.from({ length: 20 }, () => String.fromCharCode(97 + rng.int(26))).join(''));
-      const ref = hosts[7]!;
-      const many = Array.from({ length: 15_000 }, (_, i): Row => ({ id: `m${serial++}`, ts: now - DAY_MS - rng.int(5 * DAY_MS), url: `https://${hosts[i % hosts.length]}.example.co/rest/v1/todos?id=eq.${i}`, path: '/rest/v1/todos' }));
+      const [busy, ref] = [hosts[0]!, hosts[7]!];
+      const many = Array.from({ length: 15_000 }, (_, i): Row => ({
+        id: `m${serial++}`,
+        ts: now - DAY_MS - rng.int(5 * DAY_MS),
+        url: `https://${i % 2 === 0 ? busy : hosts[i % hosts.length]}.example.co/rest/v1/todos?id=eq.${i}${i % 1000 === 1 ? `&note=${busy}` : ''}`,
+        path: '/rest/v1/todos',
+      }));
       // A store from before the indexes: `npm run schema` (applySchema) builds them over its URLs.
       await store.admin(`drop index ${USAGE_URL_INDEXES.map((i) => `logs.${i}`).join(', ')}`);
       await insert(many);
       await applySchema(store.admin, 'logs');
-      await store.admin('analyze logs.edge_request_urls; analyze logs.edge_request_counts');
+      await store.admin('analyze logs.edge_request_urls; analyze logs.edge_request_counts; analyze logs.edge_request_host_counts');
       const usage = loadRegistry(QUERIES_DIR, await loadSqlParser()).lookup('usage.api-counts')!;
+      /** What the statement actually ran (EXPLAIN ANALYZE: nodes that ran at least once), one node a line. */
       const plan = async (pattern: string): Promise<string> => {
         const bound = bindStatement(usage, new Map([['interval', ['daily']], ['project', [pattern]]]), null, POSTGRESQL);
         // The statement names its tables unqualified, as the service's sessions (search_path = logs)
         // read them: the embedded session is the service's own; on PostgreSQL a connection of its own.
-        const explain = `explain ${bound.sql}`;
+        const explain = `explain (analyze, format json) ${bound.sql}`;
         const rows = store.url === undefined
-          ? ((await store.admin(explain, bound.params)) as { rows: Record<string, string>[] }).rows
-          : await queryOnce<Record<string, string>>(`${store.url}${store.url.includes('?') ? '&' : '?'}options=-c%20search_path%3Dlogs`, explain, bound.params);
-        return rows.map((r) => Object.values(r)[0]).join('\n');
+          ? ((await store.admin(explain, bound.params)) as { rows: Record<string, unknown>[] }).rows
+          : await queryOnce<Record<string, unknown>>(`${store.url}${store.url.includes('?') ? '&' : '?'}options=-c%20search_path%3Dlogs`, explain, bound.params);
+        const raw = Object.values(rows[0]!)[0];
+        const [root] = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
+        const ran: string[] = [];
+        const walk = (node: PlanNode): void => {
+          if (node['Actual Loops'] === 0) return;
+          ran.push([node['Node Type'], node['Relation Name'] && `on ${node['Relation Name']}`, node['Index Name'] && `using ${node['Index Name']}`].filter(Boolean).join(' '));
+          node.Plans?.forEach(walk);
+        };
+        walk(root!.Plan);
+        return ran.join('\n');
       };
-      assert.match(await plan(ref), /edge_request_urls_url_trgm_idx/);
+      const regex = `${ref}\\.example`;
+      assert.match(await plan(regex), /edge_request_urls_url_trgm_idx/);
+      // A plain word: its hosts from the host rollup; other hosts' URLs only where it follows the host.
+      for (const word of [busy, ref]) {
+        const words = await plan(word);
+        assert.match(words, /edge_request_host_counts/, word);
+        assert.match(words, /edge_request_urls_tail_trgm_idx/, word);
+        assert.doesNotMatch(words, /Seq Scan on edge_request_urls/, word);
+      }
       // `.` matches every URL: their counts are read in one pass, never looked up URL by URL.
       assert.doesNotMatch(await plan('.'), /edge_request_counts_url_idx/);
-      assert.doesNotMatch(await plan('.'), /edge_request_urls_url_trgm_idx/);
-      for (const [pattern, re] of [[ref, new RegExp(ref)], ['.', /./]] as const) {
+      assert.doesNotMatch(await plan('.'), /edge_request_urls_(url|tail)_trgm_idx/);
+      for (const [pattern, re] of [[regex, new RegExp(regex)], [busy, new RegExp(busy)], [ref, new RegExp(ref)], ['.', /./]] as const) {
         const res = await call(service.url, `/api/endpoints/query/usage.api-counts?interval=daily&project=${encodeURIComponent(pattern)}`);
         assert.deepEqual(((await res.json()) as { result: UsageRow[] }).result, expectedUsage(rows, now, 'daily', re), pattern);
       }
     });
 
+    test('a store from before the host rollup gets it from its per-URL counts', async () => {
+      // The rows of the tests before are in the per-URL counts only, as an older store's are.
+      await store.admin('drop table logs.edge_request_host_counts');
+      await applySchema(store.admin, 'logs');
+      await insert(Array.from({ length: 20 }, randomRow));
+      await assertMatchesRows();
+    });
+
     test('rows written before the rollup existed are counted when it is built', async () => {
-      await store.admin('drop table logs.edge_request_counts, logs.edge_request_urls cascade');
+      await store.admin('drop table logs.edge_request_counts, logs.edge_request_urls, logs.edge_request_host_counts cascade');
       for (const t of EDGE_ROLLUP_TRIGGERS) await store.admin(`drop trigger ${t} on logs.edge_logs`);
       await insert(Array.from({ length: 100 }, randomRow));
       await applySchema(store.admin, 'logs');

@@ -290,13 +290,14 @@ async function measureRefresh(b: Bench): Promise<void> {
   const cases = [
     ['hourly', SELECTIVE],
     ['daily', SELECTIVE],
+    ['daily', PROJECT],
     ['daily', '.'],
     ['minutely', SELECTIVE],
   ] as const;
   if (args.only.has('refresh') || args.explain) {
     for (const [interval, project] of cases) {
       const bound = boundCall(apiCounts, { interval, project });
-      const label = `${interval}, project=${project === '.' ? '. (every URL)' : `${project} (one host of ${BENCH_PROJECTS.length})`}`;
+      const label = `${interval}, project=${project === '.' ? '. (every URL)' : `${project} (one host of ${BENCH_PROJECTS.length}${project === PROJECT ? ', half of the rows' : ''})`}`;
       if (args.explain) {
         const plan = await directPool.query({ text: `explain (analyze, buffers) ${bound.sql}`, values: bound.params });
         explains.push(`usage.api-counts refresh, ${label}, ${compact(args.rows)} edge rows:\n${plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')}`);

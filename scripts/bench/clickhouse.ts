@@ -2,7 +2,8 @@
  * `npm run bench -- --engine clickhouse`: the embedded ClickHouse (chdb) beside PostgreSQL on the
  * same rows, in one run (docs/clickhouse.md, "When to use it").
  *
- * Both stores get the demo generator's rows (SEED 1, the same `now`), grown stage by stage to each
+ * Both stores get the demo generator's rows (SEED 1, the same `now`, seed-stages.ts' 200 projects:
+ * real URL cardinality), grown stage by stage to each
  * `--rows` figure: generated rows up to 1M, then copies made inside each engine, id `<id>.<k>` and
  * the request URL made distinct per copy (`&copy=k`), as seed-stages.ts does for PostgreSQL. At each
  * stage, per query, PostgreSQL and ClickHouse alternate (`--runs` calls each after a warm-up) through
@@ -32,7 +33,7 @@ import { openChdb } from '../../src/store/clickhouse/open-clickhouse.ts';
 import { insertRows } from '../../src/store/clickhouse/clickhouse-admin.ts';
 import { createDatabase, startPostgres } from '../lib/pg-server.ts';
 import { median } from '../lib/load-stats.ts';
-import { growDemoData, GENERATED_MAX } from './seed-stages.ts';
+import { BENCH_PROJECT_WEIGHTS, BENCH_PROJECTS, growDemoData, GENERATED_MAX, orderByTime } from './seed-stages.ts';
 import { shortName, studioKit } from './studio.ts';
 import { startNodeChild } from './child.ts';
 import { npmStartFlags } from '../lib/npm-start.ts';
@@ -74,8 +75,9 @@ export async function clickhouseBench(o: Options): Promise<void> {
   try {
     for (const rows of o.stages) {
       let started = performance.now();
-      await growDemoData(pool, SCHEMA, { seed: SEED, now }, grown, rows);
+      await growDemoData(pool, SCHEMA, { seed: SEED, now, projects: BENCH_PROJECTS, projectWeights: BENCH_PROJECT_WEIGHTS }, grown, rows);
       await pool.query('vacuum analyze');
+      await orderByTime(pool, SCHEMA);
       const pgLoadS = (performance.now() - started) / 1000;
       started = performance.now();
       await growClickHouse(ch.admin, now, grown, rows);
@@ -192,7 +194,7 @@ async function growClickHouse(admin: Awaited<ReturnType<typeof openChdb>>['admin
   for (const table of LOG_TABLES) {
     for (let start = before?.[table] ?? 0; start < after[table]; start += chunk) {
       const count = Math.min(chunk, after[table] - start);
-      await insertRows(admin, SCHEMA, table, generateDemoTable(table, { rows: generatedTo, seed: SEED, now }, start, count));
+      await insertRows(admin, SCHEMA, table, generateDemoTable(table, { rows: generatedTo, seed: SEED, now, projects: [...BENCH_PROJECTS], projectWeights: [...BENCH_PROJECT_WEIGHTS] }, start, count));
     }
   }
   if (to <= GENERATED_MAX) return;

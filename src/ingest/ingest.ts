@@ -64,15 +64,15 @@ export async function ingestEvents(deps: IngestDeps, table: LogTable, events: re
   let stored = 0;
   let refused = 0;
   if (rows.length > 0) {
-    const insert = deps.statements[table].insert;
+    const { insert, insertParams } = deps.statements[table];
     try {
-      stored = await deps.writer.write(insert, [JSON.stringify(rows)], turn);
+      stored = await deps.writer.write(insert, insertParams(rows), turn);
     } catch (err) {
       if (!isDataError(err)) throw writeError(err);
       // Somewhere in the batch is a row the database refuses: write them one by one to keep the rest.
       for (const [i, row] of rows.entries()) {
         try {
-          stored += await deps.writer.write(insert, [JSON.stringify([row])], { ...turn, batchKey: `${batchKey}:${i}` });
+          stored += await deps.writer.write(insert, insertParams([row]), { ...turn, batchKey: `${batchKey}:${i}` });
         } catch (rowErr) {
           if (!isDataError(rowErr)) throw writeError(rowErr);
           refused++;

@@ -3,6 +3,7 @@
  * schema's name; tables come from LOG_TABLES); every value is a bound parameter.
  */
 import type { StoreDialect } from '../store/engine.ts';
+import type { EventRow } from './event-row.ts';
 import { LOG_TABLES, quoteIdent, type LogTable } from '../store/schema.ts';
 
 export interface TableStatements {
@@ -13,19 +14,21 @@ export interface TableStatements {
    * nothing twice. Its row count is what was stored.
    */
   readonly insert: string;
+  /** The parameters of `insert` for these rows: on PostgreSQL their JSON text; on ClickHouse the rows themselves (the writer prints them). */
+  insertParams(rows: readonly EventRow[]): unknown[];
   /** `$1` a cutoff timestamp, `$2` a batch size: deletes at most that many older rows. */
   readonly deleteOlder: string;
 }
 
 /**
- * On ClickHouse the writer inserts the same JSON rows as JSONEachRow into `insert`, the table's
- * qualified name (clickhouse-writer.ts); old rows go by the tables' TTL, so there is no delete.
+ * On ClickHouse the writer inserts the rows into `insert`, the table's qualified name
+ * (clickhouse-writer.ts); old rows go by the tables' TTL, so there is no delete.
  */
 export function tableStatements(schema: string, dialect: StoreDialect = 'postgresql'): Readonly<Record<LogTable, TableStatements>> {
   const out = {} as Record<LogTable, TableStatements>;
   for (const table of LOG_TABLES) {
     if (dialect === 'clickhouse') {
-      out[table] = Object.freeze({ insert: `\`${schema}\`.\`${table}\``, deleteOlder: '' });
+      out[table] = Object.freeze({ insert: `\`${schema}\`.\`${table}\``, insertParams: (rows: readonly EventRow[]) => [rows], deleteOlder: '' });
       continue;
     }
     const t = `${quoteIdent(schema)}.${quoteIdent(table)}`;
@@ -35,6 +38,7 @@ export function tableStatements(schema: string, dialect: StoreDialect = 'postgre
         'select r.id, r.timestamp, r.event_message, r.project, r.metadata ' +
         'from jsonb_to_recordset($1::jsonb) as r(id text, timestamp timestamptz, event_message text, project text, metadata jsonb) ' +
         'on conflict do nothing',
+      insertParams: (rows: readonly EventRow[]) => [JSON.stringify(rows)],
       deleteOlder: `delete from ${t} where id in (select id from ${t} where timestamp < $1::timestamptz limit $2::int)`,
     });
   }

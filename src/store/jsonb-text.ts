@@ -29,13 +29,34 @@ export function jsonbOfValue(v: unknown): string {
     case 'string':
       return quote(v);
     case 'number':
-      return Number.isFinite(v) ? numericText(JSON.stringify(v)) : 'null';
+      // An integer prints the same digits either way (String(-0) is '0', as numeric prints it).
+      return Number.isSafeInteger(v) ? String(v) : Number.isFinite(v) ? numericText(JSON.stringify(v)) : 'null';
     case 'boolean':
       return v ? 'true' : 'false';
     case 'object': {
-      if (Array.isArray(v)) return `[${v.map((item) => (item === undefined || typeof item === 'function' ? 'null' : jsonbOfValue(item))).join(', ')}]`;
-      const keys = Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined && typeof (v as Record<string, unknown>)[k] !== 'function').sort(compareKeys);
-      return `{${keys.map((k) => `${quote(k)}: ${jsonbOfValue((v as Record<string, unknown>)[k])}`).join(', ')}}`;
+      // Built by concatenation, keys compared as bytes only when one is not ASCII: ingest prints
+      // every event's metadata this way (ClickHouse), so this is per event.
+      if (Array.isArray(v)) {
+        let out = '[';
+        for (let i = 0; i < v.length; i++) {
+          const item: unknown = v[i];
+          out += (i === 0 ? '' : ', ') + (item === undefined || typeof item === 'function' ? 'null' : jsonbOfValue(item));
+        }
+        return `${out}]`;
+      }
+      const o = v as Record<string, unknown>;
+      const keys: string[] = [];
+      let ascii = true;
+      for (const k of Object.keys(o)) {
+        const item = o[k];
+        if (item === undefined || typeof item === 'function') continue;
+        keys.push(k);
+        if (ascii && NON_ASCII.test(k)) ascii = false;
+      }
+      keys.sort(ascii ? compareAscii : compareKeys);
+      let out = '{';
+      for (let i = 0; i < keys.length; i++) out += `${i === 0 ? '' : ', '}${quote(keys[i]!)}: ${jsonbOfValue(o[keys[i]!])}`;
+      return `${out}}`;
     }
     default:
       return 'null';
@@ -137,9 +158,13 @@ class Reader {
 }
 
 /** jsonb's key order: shorter keys first, then byte order of their UTF-8. */
+/** jsonb's key order for ASCII keys (nearly all): UTF-16 units are the bytes. */
+function compareAscii(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
 function compareKeys(a: string, b: string): number {
-  // ASCII keys (nearly all): UTF-16 units are the bytes.
-  if (!NON_ASCII.test(a) && !NON_ASCII.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  if (!NON_ASCII.test(a) && !NON_ASCII.test(b)) return compareAscii(a, b);
   const x = Buffer.from(a, 'utf8');
   const y = Buffer.from(b, 'utf8');
   return x.length - y.length || Buffer.compare(x, y);

@@ -25,7 +25,8 @@ export function createClickHouseWriter(o: ClickHouseWriterOptions): LogWriter {
     concurrency: o.concurrency,
     sharesEngine: false,
     async write(table: string, params: readonly unknown[], turn?: WriteTurn): Promise<number> {
-      const rows = (JSON.parse(String(params[0])) as EventRow[]).map((r) => clickhouseRow(r.id, r.timestamp, r.event_message, r.project, r.metadata));
+      // The rows themselves (statements.ts insertParams), not their JSON text: no second parse.
+      const rows = (params[0] as readonly EventRow[]).map((r) => clickhouseRow(r.id, r.timestamp, r.event_message, r.project, r.metadata));
       try {
         const result = await o.client.insert({
           table,

@@ -110,7 +110,7 @@ create statistics if not exists edge_logs_record_kinds_stats on
 create statistics if not exists postgres_logs_record_kinds_stats on (jsonb_typeof(metadata -> 'parsed')) from postgres_logs;
 
 -- usage.api-counts rollup (docs/stored-queries.md, "How it scales"). Edge requests
--- counted per UTC hour and per UTC day and per distinct request URL, kept exact by PostgreSQL
+-- counted per UTC hour and per UTC day and per distinct request URL (and per URL host, below), kept exact by PostgreSQL
 -- itself: statement-level triggers on edge_logs add what an INSERT adds and subtract what a DELETE
 -- removes (an UPDATE does both, a TRUNCATE empties it), in the writer's own transaction, so a
 -- reader's snapshot sees rows and counts agree. The stored query reads raw rows only for the part

@@ -362,12 +362,22 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
     const edge = batches.find((b) => b.route.sourceName.includes('cloudflare') || b.events.length === 2)!;
     assert.equal((await post(ch.url, edge.route.sourceName, JSON.stringify(edge.events))).status, 200);
     assert.equal(await count('edge_logs'), edgeBefore, 'the resent batch was not stored again');
-    const path = `/api/endpoints/query/logs.all?project=default&iso_timestamp_start=${encodeURIComponent(new Date(at.getTime() - 1000).toISOString())}`;
-    const [a, b] = await Promise.all([call(pg.url, path), call(ch.url, path)]);
+    // What ClickHouse's TabSeparated input escapes (clickhouse-admin.ts logLine): tabs, line breaks,
+    // backslashes and `\N` (its NULL) in every column, stored as they were sent.
+    const awkward = 'line one\n\tline two \\ \\N \r end';
+    for (const project of ['default', '\\N']) {
+      const events = [{ id: `tsv-${project}`, project, event_message: awkward, timestamp: new Date(at.getTime() + 1).toISOString(), metadata: { note: awkward, [awkward]: 1, request: { url: `https://x.example.co/a?q=${awkward}`, path: '/rest/v1/x' } } }];
+      for (const base of [pg.url, ch.url]) assert.equal((await post(base, edge.route.sourceName, JSON.stringify(events))).status, 200);
+    }
     const withoutIds = (text: string) => text.replace(/"id":"[0-9a-f-]{36}"/g, '"id":"…"');
-    const [pgText, chText] = [await a.text(), await b.text()];
-    assert.ok((JSON.parse(pgText) as { result: unknown[] }).result.length >= 2, pgText.slice(0, 200));
-    assert.equal(withoutIds(chText), withoutIds(pgText));
+    for (const project of ['default', '\\N']) {
+      const path = `/api/endpoints/query/logs.all?project=${encodeURIComponent(project)}&iso_timestamp_start=${encodeURIComponent(new Date(at.getTime() - 1000).toISOString())}`;
+      const [a, b] = await Promise.all([call(pg.url, path), call(ch.url, path)]);
+      const [pgText, chText] = [await a.text(), await b.text()];
+      assert.ok((JSON.parse(pgText) as { result: unknown[] }).result.length >= (project === 'default' ? 3 : 1), pgText.slice(0, 200));
+      assert.ok(pgText.includes(JSON.stringify(awkward)), pgText.slice(0, 300));
+      assert.equal(withoutIds(chText), withoutIds(pgText));
+    }
   });
 
   test('a pattern RE2 cannot compile is 400 invalid_parameter naming the parameter, as PostgreSQL\'s is', async () => {

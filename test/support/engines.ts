@@ -175,7 +175,7 @@ export const chdbFactory: EngineFactory = {
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { openChdb } = await import('../../src/store/clickhouse/open-clickhouse.ts');
-    const { clickhouseRow } = await import('../../src/store/clickhouse/clickhouse-admin.ts');
+    const { insertLines, logLine } = await import('../../src/store/clickhouse/clickhouse-admin.ts');
     chdbPath ??= mkdtempSync(join(tmpdir(), 'chdb-suite-'));
     const db = `logs_${chdbCounter++}`;
     const { engine, admin, writer } = await openChdb({
@@ -189,8 +189,7 @@ export const chdbFactory: EngineFactory = {
       ...(writer ? { writer } : {}),
       serviceEnv: { LOG_SCHEMA: db },
       async insertRows(table, rows) {
-        const values = rows.map((r) => clickhouseRow(r.id, r.timestamp, r.event_message ?? '', r.project ?? null, metadataText(r)));
-        await admin.insert({ table: `${db}.${table}`, values, format: 'JSONEachRow' });
+        await insertLines(admin, `${db}.${table}`, rows.map((r) => logLine(r.id, r.timestamp, r.event_message ?? '', r.project ?? null, metadataText(r))).join(''));
       },
       async teardown() {
         await writer?.close().catch(() => {});

@@ -9,7 +9,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { EventRow } from '../../ingest/event-row.ts';
 import type { LogWriter, WriteTurn } from '../engine.ts';
 import { fromClickHouse } from './errors.ts';
-import { clickhouseRow } from './clickhouse-admin.ts';
+import { insertLines, logLine } from './clickhouse-admin.ts';
 
 export interface ClickHouseWriterOptions {
   client: ClickHouseClient;
@@ -26,16 +26,13 @@ export function createClickHouseWriter(o: ClickHouseWriterOptions): LogWriter {
     sharesEngine: false,
     async write(table: string, params: readonly unknown[], turn?: WriteTurn): Promise<number> {
       // The rows themselves (statements.ts insertParams), not their JSON text: no second parse.
-      const rows = (params[0] as readonly EventRow[]).map((r) => clickhouseRow(r.id, r.timestamp, r.event_message, r.project, r.metadata));
+      const rows = params[0] as readonly EventRow[];
+      let lines = '';
+      for (const r of rows) lines += logLine(r.id, r.timestamp, r.event_message, r.project, r.metadata);
       try {
-        const result = await o.client.insert({
-          table,
-          values: rows,
-          format: 'JSONEachRow',
-          clickhouse_settings: {
-            max_execution_time: o.statementTimeoutMs / 1000,
-            ...(turn?.batchKey === undefined ? {} : { insert_deduplication_token: turn.batchKey }),
-          },
+        const result = await insertLines(o.client, table, lines, {
+          max_execution_time: o.statementTimeoutMs / 1000,
+          ...(turn?.batchKey === undefined ? {} : { insert_deduplication_token: turn.batchKey }),
         });
         // A server says how many rows it wrote: none for a batch it already had.
         return o.embedded ? rows.length : Number(result.summary?.written_rows ?? rows.length);

@@ -5,7 +5,11 @@
  */
 const ISO = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:(Z)|([+-])(\d\d)(?::?(\d\d))?)?$/i;
 
+/** The canonical form ingest writes (event-timestamp.ts microsText): a real instant, in UTC, six digits. */
+const CANONICAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+
 export function clickhouseTimestamp(text: string): string {
+  if (CANONICAL.test(text)) return `${text.slice(0, 10)} ${text.slice(11, 26)}`;
   const m = ISO.exec(text);
   if (m === null) throw new Error(`not an ISO 8601 timestamp: ${text}`);
   const [, y, mo, d, h, mi, s, frac = '', , sign, oh = '00', om = '00'] = m;

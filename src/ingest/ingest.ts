@@ -7,7 +7,6 @@
  * back; bad data is a deterministic 4xx, never a 5xx that would repeat forever. An event the
  * database refuses is found by writing the batch's events one by one, so it alone is rejected.
  */
-import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { HttpError } from '../errors.ts';
 import { TurnAbandoned } from '../queue/fair-queue.ts';
@@ -45,11 +44,12 @@ export interface IngestOutcome {
 
 /**
  * Store `events` in `table`; resolves with what became of them (rejected events included), or
- * rejects with the 503 to answer when the database cannot take the write now.
+ * rejects with the 503 to answer when the database cannot take the write now. `sent` is the
+ * digest of the body they came in (ingest-body.ts).
  */
-export async function ingestEvents(deps: IngestDeps, table: LogTable, events: readonly unknown[], owner: object, signal?: AbortSignal): Promise<IngestOutcome> {
-  // The same events sent again (a sender's retry) carry the same key, whatever ids ingest makes up.
-  const batchKey = createHash('sha256').update(table).update('\n').update(JSON.stringify(events)).digest('hex');
+export async function ingestEvents(deps: IngestDeps, table: LogTable, events: readonly unknown[], sent: string, owner: object, signal?: AbortSignal): Promise<IngestOutcome> {
+  // The same body sent again (a sender's retry) carries the same key, whatever ids ingest makes up.
+  const batchKey = `${table}:${sent}`;
   const turn = { owner, batchKey, ...(signal ? { signal } : {}) };
   const now = deps.clock.now() * 1000;
   const rows: EventRow[] = [];

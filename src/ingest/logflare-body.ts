@@ -49,8 +49,9 @@ export function storable(text: string): string {
 export function cleanObject(value: { [key: string]: unknown }): { [key: string]: Json } | undefined {
   const out: { [key: string]: Json } = {};
   let any = false;
-  for (const [key, v] of Object.entries(value)) {
-    const cleaned = cleanValue(v);
+  // Object.keys, not entries: no pair array per key (ingest cleans every event's keys).
+  for (const key of Object.keys(value)) {
+    const cleaned = cleanValue(value[key]);
     if (cleaned === undefined) continue;
     out[normaliseKey(storable(key))] = cleaned;
     any = true;

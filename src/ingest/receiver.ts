@@ -55,8 +55,8 @@ export function createIngest(opts: IngestOptions): Ingest {
       // 401 before anything else: an unauthenticated sender learns nothing about the sources.
       const owner = auth.checkIngest(req.headers, keys.length === 1 ? keys[0]! : null);
       const table = sourceTable(params.getAll('source_name'));
-      const { events, bytes } = await readEvents(req, opts.maxBodyBytes);
-      const outcome = await ingestEvents(deps, table, events, owner, signal);
+      const { events, bytes, digest } = await readEvents(req, opts.maxBodyBytes);
+      const outcome = await ingestEvents(deps, table, events, digest, owner, signal);
       metrics.observeIngest(table, outcome.counts, bytes);
       if (outcome.counts.rejected > 0) throw eventsRejected(outcome);
       return outcome.counts;

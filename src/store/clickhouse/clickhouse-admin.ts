@@ -1,7 +1,7 @@
 /**
- * Writes to the ClickHouse store that are not ingest: the schema (schema.ts) and rows for the demo
- * data and test fixtures. `metadata` goes in as the JSON text jsonb would print (jsonb-text.ts),
- * timestamps as ClickHouse reads DateTime64 input, in UTC.
+ * Writes to the ClickHouse store: the schema (schema.ts), and log rows as TabSeparated lines for
+ * ingest (clickhouse-writer.ts), the demo data and test fixtures. `metadata` goes in as the JSON
+ * text jsonb would print (jsonb-text.ts), timestamps as ClickHouse reads DateTime64 input, in UTC.
  */
 import { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings, InsertResult } from '@clickhouse/client';

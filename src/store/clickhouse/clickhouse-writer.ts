@@ -1,9 +1,10 @@
 /**
  * The log writer on ClickHouse: one insert per ingest request, of the rows ingest made (event-row.ts)
- * with `metadata` as jsonb prints it and timestamps as ClickHouse reads them (clickhouse-admin.ts
- * does the same for the demo rows). MergeTree has no unique ids, so a resent batch is kept once by
- * `insert_deduplication_token`: the request's batch key (WriteTurn.batchKey), with the tables'
- * deduplication window (schema.ts). Answered only once ClickHouse has the rows (a synchronous insert).
+ * as lines of TabSeparated input (clickhouse-admin.ts logLine, as the demo rows are written).
+ * MergeTree has no unique ids, so a resent batch is kept once by `insert_deduplication_token`: the
+ * request's batch key (WriteTurn.batchKey: its table and the digest of its body as sent), with the
+ * tables' deduplication window (schema.ts). Answered only once ClickHouse has the rows (a
+ * synchronous insert).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { EventRow } from '../../ingest/event-row.ts';

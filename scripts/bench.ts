@@ -48,7 +48,7 @@ import { compact, rawHeader, renderTable, type Row } from './bench/report.ts';
 import { measureIngest } from './bench/ingest.ts';
 import { clickhouseBench } from './bench/clickhouse.ts';
 import { measureHttpIngest } from './bench/ingest-http.ts';
-import { BENCH_PROJECT_WEIGHTS, BENCH_PROJECTS, growDemoData, orderByTime } from './bench/seed-stages.ts';
+import { BENCH_PROJECTS, growDemoData, orderByTime } from './bench/seed-stages.ts';
 import type { Call } from './lib/load-driver.ts';
 import { ensurePgbench, runPgbench, type PgbenchTarget } from './lib/pgbench.ts';
 import { ensureWrk, runWrk, type WrkTarget } from './lib/wrk.ts';
@@ -578,7 +578,7 @@ async function main(): Promise<void> {
 
     for (const stage of stages) {
       const t0 = performance.now();
-      const inserted = await growDemoData(adminDb, config.logSchema, { seed: 1, now, projects: BENCH_PROJECTS, projectWeights: BENCH_PROJECT_WEIGHTS }, seeded, stage);
+      const inserted = await growDemoData(adminDb, config.logSchema, { seed: 1, now }, seeded, stage);
       const tOrder = performance.now();
       await orderByTime(adminDb, config.logSchema);
       const t1 = performance.now();

@@ -33,7 +33,7 @@ import { openChdb } from '../../src/store/clickhouse/open-clickhouse.ts';
 import { insertRows } from '../../src/store/clickhouse/clickhouse-admin.ts';
 import { createDatabase, startPostgres } from '../lib/pg-server.ts';
 import { median } from '../lib/load-stats.ts';
-import { BENCH_PROJECT_WEIGHTS, BENCH_PROJECTS, growDemoData, GENERATED_MAX, orderByTime } from './seed-stages.ts';
+import { benchDemo, growDemoData, GENERATED_MAX, orderByTime } from './seed-stages.ts';
 import { shortName, studioKit } from './studio.ts';
 import { startNodeChild } from './child.ts';
 import { npmStartFlags } from '../lib/npm-start.ts';
@@ -75,7 +75,7 @@ export async function clickhouseBench(o: Options): Promise<void> {
   try {
     for (const rows of o.stages) {
       let started = performance.now();
-      await growDemoData(pool, SCHEMA, { seed: SEED, now, projects: BENCH_PROJECTS, projectWeights: BENCH_PROJECT_WEIGHTS }, grown, rows);
+      await growDemoData(pool, SCHEMA, { seed: SEED, now }, grown, rows);
       await pool.query('vacuum analyze');
       await orderByTime(pool, SCHEMA);
       const pgLoadS = (performance.now() - started) / 1000;
@@ -194,7 +194,7 @@ async function growClickHouse(admin: Awaited<ReturnType<typeof openChdb>>['admin
   for (const table of LOG_TABLES) {
     for (let start = before?.[table] ?? 0; start < after[table]; start += chunk) {
       const count = Math.min(chunk, after[table] - start);
-      await insertRows(admin, SCHEMA, table, generateDemoTable(table, { rows: generatedTo, seed: SEED, now, projects: [...BENCH_PROJECTS], projectWeights: [...BENCH_PROJECT_WEIGHTS] }, start, count));
+      await insertRows(admin, SCHEMA, table, generateDemoTable(table, benchDemo(generatedTo, SEED, now), start, count));
     }
   }
   if (to <= GENERATED_MAX) return;

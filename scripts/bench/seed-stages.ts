@@ -31,7 +31,12 @@ const COPY_CHUNK = 1_000_000;
  */
 export const BENCH_PROJECTS: readonly string[] = ['default', ...Array.from({ length: 199 }, (_, i) => projectRef(i + 1))];
 const OTHERS = BENCH_PROJECTS.length - 1;
-export const BENCH_PROJECT_WEIGHTS: readonly number[] = [(OTHERS * (OTHERS + 1)) / 2, ...Array.from({ length: OTHERS }, (_, i) => OTHERS - i)];
+const BENCH_PROJECT_WEIGHTS: readonly number[] = [(OTHERS * (OTHERS + 1)) / 2, ...Array.from({ length: OTHERS }, (_, i) => OTHERS - i)];
+
+/** The demo generator's options for a `rows`-row bench store (every bench seeds these rows). */
+export function benchDemo(rows: number, seed: number, now: Date): DemoOptions {
+  return { rows, seed, now, projects: [...BENCH_PROJECTS], projectWeights: [...BENCH_PROJECT_WEIGHTS] };
+}
 
 /** A fixed 20-letter reference for project i. */
 function projectRef(i: number): string {
@@ -45,11 +50,11 @@ function projectRef(i: number): string {
 }
 
 /** Insert the rows a `to`-row seed has beyond a `from`-row seed, all tables at once; returns rows inserted. */
-export async function growDemoData(pool: pg.Pool, schema: string, opts: { seed: number; now: Date; projects?: readonly string[]; projectWeights?: readonly number[] }, from: number, to: number): Promise<number> {
+export async function growDemoData(pool: pg.Pool, schema: string, opts: { seed: number; now: Date }, from: number, to: number): Promise<number> {
   const generatedTo = Math.min(to, GENERATED_MAX);
   const before = from === 0 ? null : demoRowCounts(Math.min(from, GENERATED_MAX));
   const after = demoRowCounts(generatedTo);
-  const demo: DemoOptions = { rows: generatedTo, seed: opts.seed, now: opts.now, ...(opts.projects ? { projects: [...opts.projects] } : {}), ...(opts.projectWeights ? { projectWeights: [...opts.projectWeights] } : {}) };
+  const demo = benchDemo(generatedTo, opts.seed, opts.now);
   const exec = (sql: string, params?: readonly unknown[]) => (params ? pool.query(sql, [...params]) : pool.query(sql));
   const generate = async (table: LogTable): Promise<number> => {
     let inserted = 0;

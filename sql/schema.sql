@@ -153,6 +153,19 @@ as $$ select coalesce(substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*'), 
 create or replace function edge_url_tail(url text) returns text
 language sql immutable parallel safe
 as $$ select coalesce(substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*(.*)$'), url) $$;
+-- Whether usage.api-counts reads `pattern` per host: a plain word, which cannot match across the end
+-- of a host. And whether a URL is one of those it counts one by one: any URL the pattern matches,
+-- or for a plain word a URL whose host it does not match but whose tail it does (the hosts it
+-- matches come whole from edge_request_host_counts). Both are inlined into the statement that
+-- calls them, so the planner sees the index expressions, and conditions on the pattern become
+-- constants when the statement is planned with its value.
+create or replace function edge_plain_word(pattern text) returns boolean
+language sql immutable parallel safe
+as $$ select pattern !~ '[^A-Za-z0-9_-]' $$;
+create or replace function edge_url_counted_alone(url text, pattern text) returns boolean
+language sql immutable parallel safe
+as $$ select (not edge_plain_word(pattern) and url ~ pattern)
+  or (edge_plain_word(pattern) and edge_url_tail(url) ~ pattern and edge_url_host(url) !~ pattern) $$;
 
 -- The same counts per URL host: a few rows an hour however many URLs there are, kept by the same
 -- triggers in the same statements' transaction. Keyed by the host's sha256, as URLs are, because a

@@ -97,14 +97,15 @@ counted as (
     -- The rollup's rows of the window (rolled_up's), summed per stored hour or day, so date_trunc
     -- runs once per bucket, not once per row.
     -- A pattern that is a plain word (letters, digits, '_', '-': a project reference) occurs in a URL
-    -- exactly when it occurs in the URL's host or in the rest of it (edge_url_host, sql/schema.sql):
-    -- the hosts it matches are counted whole from edge_request_host_counts (a few rows an hour),
-    -- and only the other hosts' URLs that contain it after the host one by one, found through the
-    -- trigram index on that rest. Any other pattern is tested against each URL.
+    -- exactly when it occurs in the URL's host or in the rest of it (edge_plain_word,
+    -- edge_url_counted_alone, sql/schema.sql): the hosts it matches are counted whole from
+    -- edge_request_host_counts (a few rows an hour), and only the other hosts' URLs that contain it
+    -- after the host one by one, found through the trigram index on that rest. Any other pattern is
+    -- tested against each URL.
     select c.bucket, sum(c.rest) as rest, sum(c.storage) as storage, sum(c.auth) as auth, sum(c.realtime) as realtime
     from edge_request_host_counts c
     cross join window_spec w
-    where w.bucket <> 'minute' and @project !~ '[^A-Za-z0-9_-]' and c.host ~ @project
+    where w.bucket <> 'minute' and edge_plain_word(@project) and c.host ~ @project
       and ((c.grain = 'h' and c.bucket >= w.raw_until and c.bucket < w.hours_until) or (c.grain = 'd' and c.bucket >= w.hours_until))
     group by c.bucket
     union all
@@ -120,20 +121,14 @@ counted as (
     from edge_request_counts c
     cross join window_spec w
     where w.bucket <> 'minute' and c.grain = 'h' and c.bucket >= w.raw_until and c.bucket < w.hours_until
-      and c.url_id in (
-        select u.id from edge_request_urls u
-        where (@project ~ '[^A-Za-z0-9_-]' and u.url ~ @project)
-          or (@project !~ '[^A-Za-z0-9_-]' and edge_url_tail(u.url) ~ @project and edge_url_host(u.url) !~ @project))
+      and c.url_id in (select u.id from edge_request_urls u where edge_url_counted_alone(u.url, @project))
     group by c.bucket
     union all
     select c.bucket, sum(c.rest), sum(c.storage), sum(c.auth), sum(c.realtime)
     from edge_request_counts c
     cross join window_spec w
     where w.bucket = 'day' and c.grain = 'd' and c.bucket >= w.hours_until
-      and c.url_id in (
-        select u.id from edge_request_urls u
-        where (@project ~ '[^A-Za-z0-9_-]' and u.url ~ @project)
-          or (@project !~ '[^A-Za-z0-9_-]' and edge_url_tail(u.url) ~ @project and edge_url_host(u.url) !~ @project))
+      and c.url_id in (select u.id from edge_request_urls u where edge_url_counted_alone(u.url, @project))
     group by c.bucket
   ) x
   cross join window_spec w

@@ -9,8 +9,8 @@
  * stage, per query, PostgreSQL and ClickHouse alternate (`--runs` calls each after a warm-up) through
  * the service's own engines and stored statements (uncached: what a cache miss costs, without HTTP);
  * then Studio's log-page sql on both (studioCalls), then each table's size on disk. Ingest is measured through the service (`dist/main.js` as
- * `npm start` runs it, one child per engine): Kong events posted as Vector posts them at that rate
- * (full 10 MB batches, VECTOR_BATCH_BYTES), and in 1,000-event requests at concurrency 4.
+ * `npm start` runs it, one child per engine), first: Kong events posted as Vector posts them at that
+ * rate (full 10 MB batches, VECTOR_BATCH_BYTES), and in 1,000-event requests at concurrency 4.
  *
  *   npm run bench -- --engine clickhouse [--rows 1000000,10000000] [--runs 9]
  */
@@ -73,6 +73,12 @@ export async function clickhouseBench(o: Options): Promise<void> {
   const figures: Figure[] = [];
   let grown = 0;
   try {
+    // First, on a quiet machine: after the stages PostgreSQL's autovacuum works through millions of
+    // fresh rows in the background, which a service sharing the machine would not see.
+    // The target is for the requests Vector posts at that rate (VECTOR_BATCH_BYTES); small ones are reported.
+    for (const [k, { shape, pg: pgRate, ch: chRate }] of (await measureIngest(server, log)).entries()) {
+      figures.push({ measure: `ingest through the service, Kong events: ${shape.label} (median of 3 rounds)`, rows: shape.eventsPerRequest * shape.requestsPerRound, pg: `${pgRate.toFixed(0)} events/s`, ch: `${chRate.toFixed(0)} events/s`, target: k === 0 ? '≥ 50,000 events/s' : 'reported', met: k === 0 ? chRate >= 50_000 : null });
+    }
     for (const rows of o.stages) {
       let started = performance.now();
       await growDemoData(pool, SCHEMA, { seed: SEED, now }, grown, rows);
@@ -122,10 +128,6 @@ export async function clickhouseBench(o: Options): Promise<void> {
     }
     await pgEngine.close();
     await ch.engine.close();
-    // The target is for the requests Vector posts at that rate (VECTOR_BATCH_BYTES); small ones are reported.
-    for (const [k, { shape, pg: pgRate, ch: chRate }] of (await measureIngest(server, log)).entries()) {
-      figures.push({ measure: `ingest through the service, Kong events: ${shape.label} (median of 3 rounds)`, rows: shape.eventsPerRequest * shape.requestsPerRound, pg: `${pgRate.toFixed(0)} events/s`, ch: `${chRate.toFixed(0)} events/s`, target: k === 0 ? '≥ 50,000 events/s' : 'reported', met: k === 0 ? chRate >= 50_000 : null });
-    }
   } finally {
     await pool.end().catch(() => {});
     await server.destroy();

@@ -2,8 +2,7 @@
  * The embedded ClickHouse (chdb) against the embedded PostgreSQL (PGlite) on the same rows: both
  * stored queries, every parameter combination, byte for byte, in both response shapes; ClickHouse's
  * own failure modes (RE2, timeouts, a caller who leaves) as the service's errors. The behavioural
- * suite (run-behaviour.ts) does not run here yet: its fixtures write PostgreSQL SQL through
- * `admin`, and caller `sql` on ClickHouse is issue 30's.
+ * suite runs on chdb in test/chdb.test.ts (and on a server in test/clickhouse-server.test.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';

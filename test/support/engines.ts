@@ -71,7 +71,7 @@ export interface EngineLacks {
 }
 
 export interface EngineFactory {
-  name: 'pglite' | 'pg' | 'chdb';
+  name: 'pglite' | 'pg' | 'chdb' | 'clickhouse';
   lacks?: EngineLacks;
   /** Cases of the sandbox's allowed table (sandbox-cases.ts) this engine refuses by name, and how. */
   refusesSql?: Readonly<Record<string, RegExp>>;
@@ -161,13 +161,16 @@ let chdbCounter = 0;
  * database in it (its name the services' LOG_SCHEMA, through serviceEnv). `admin` runs ClickHouse
  * SQL; fixture rows go through insertRows.
  */
+/** What ClickHouse cannot do that the suites ask, on chdb and on a server alike. */
+const CLICKHOUSE_LACKS: EngineLacks = Object.freeze({
+  printedSql: 'the ClickHouse printer refuses these by name (arrays of values, TO_JSON_STRING, whole-row values, a numeric JSON path step) or answers a bad value with ClickHouse\'s message; test/clickhouse.test.ts checks each refusal',
+  postgresql: 'ClickHouse has neither PostgreSQL\'s catalogs and session settings nor the PostgreSQL-only test stored queries',
+});
+
 export const chdbFactory: EngineFactory = {
   name: 'chdb',
   refusesSql: REFUSED_ON_CLICKHOUSE,
-  lacks: {
-    printedSql: 'the ClickHouse printer refuses these by name (arrays of values, TO_JSON_STRING, whole-row values, a numeric JSON path step) or answers a bad value with ClickHouse\'s message; test/clickhouse.test.ts checks each refusal',
-    postgresql: 'ClickHouse has neither PostgreSQL\'s catalogs and session settings nor the PostgreSQL-only test stored queries',
-  },
+  lacks: CLICKHOUSE_LACKS,
   resultLimit: 'arriving',
   hugeResultRssMb: () => 300,
   async open(options = {}) {
@@ -198,3 +201,51 @@ export const chdbFactory: EngineFactory = {
     };
   },
 };
+
+let serverCounter = 0;
+
+/**
+ * A ClickHouse server at `url` (TEST_CLICKHOUSE_URL: a user that may create databases and insert).
+ * Each open() is a fresh database with the schema applied; the engine and the writer are the ones
+ * openClickHouse builds for a server (the same client code over HTTP), given that user directly:
+ * the service's start-up refusal of a user who can write is test/clickhouse.test.ts's.
+ */
+export function clickhouseServerFactory(url: string): EngineFactory {
+  return {
+    name: 'clickhouse',
+    refusesSql: REFUSED_ON_CLICKHOUSE,
+    lacks: CLICKHOUSE_LACKS,
+    resultLimit: 'arriving',
+    hugeResultRssMb: () => 300,
+    async open(options = {}) {
+      const { clickhouseClient } = await import('../../src/store/clickhouse/open-clickhouse.ts');
+      const { createClickHouseEngine } = await import('../../src/store/clickhouse/clickhouse-engine.ts');
+      const { createClickHouseWriter } = await import('../../src/store/clickhouse/clickhouse-writer.ts');
+      const { applyClickHouseSchema, insertLines, logLine } = await import('../../src/store/clickhouse/clickhouse-admin.ts');
+      const db = `endpoints_test_${process.pid}_${serverCounter++}`;
+      const statementTimeoutMs = options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS;
+      const admin = clickhouseClient({ url, request_timeout: statementTimeoutMs + 5_000 });
+      await applyClickHouseSchema(admin, { db, retentionDays: null, cluster: null });
+      const client = clickhouseClient({ url, database: db, max_open_connections: options.poolMax ?? 4, request_timeout: statementTimeoutMs + 5_000 });
+      const engine = createClickHouseEngine({
+        client, callerClient: client, admin: client, embedded: false, concurrency: options.poolMax ?? 4, statementTimeoutMs,
+        maxResultBytes: options.maxResultBytes ?? 64 * 1024 * 1024, responseShape: options.responseShape ?? 'standard', onClose: () => client.close(),
+      });
+      const writer = createClickHouseWriter({ client: admin, embedded: false, concurrency: 2, statementTimeoutMs: WRITER_STATEMENT_TIMEOUT_MS, onClose: async () => {} });
+      return {
+        engine,
+        admin: (sql, params) => admin.command({ query: sql, ...(params ? { query_params: Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v])) } : {}) }),
+        writer,
+        serviceEnv: { LOG_SCHEMA: db },
+        async insertRows(table, rows) {
+          await insertLines(admin, `${db}.${table}`, rows.map((r) => logLine(r.id, r.timestamp, r.event_message ?? '', r.project ?? null, metadataText(r))).join(''));
+        },
+        async teardown() {
+          await engine.close().catch(() => {});
+          await admin.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => {});
+          await admin.close();
+        },
+      };
+    },
+  };
+}

@@ -5,6 +5,7 @@
  */
 import { REFUSED_ON_CLICKHOUSE } from './clickhouse-caller-cases.ts';
 import pg from 'pg';
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { AdminExec, LogWriter, Engine } from '../../src/store/engine.ts';
 import { createPgEngine } from '../../src/store/pg-engine.ts';
 import { createPgliteEngine } from '../../src/store/pglite-engine.ts';
@@ -156,29 +157,47 @@ export const pgFactory: EngineFactory = {
 let chdbPath: string | undefined;
 let chdbCounter = 0;
 
-/**
- * The embedded ClickHouse. chdb binds one data directory per process, so every open() is a fresh
- * database in it (its name the services' LOG_SCHEMA, through serviceEnv). `admin` runs ClickHouse
- * SQL; fixture rows go through insertRows.
- */
 /** What ClickHouse cannot do that the suites ask, on chdb and on a server alike. */
 const CLICKHOUSE_LACKS: EngineLacks = Object.freeze({
   printedSql: 'the ClickHouse printer refuses these by name (arrays of values, TO_JSON_STRING, whole-row values, a numeric JSON path step) or answers a bad value with ClickHouse\'s message; test/clickhouse.test.ts checks each refusal',
   postgresql: 'ClickHouse has neither PostgreSQL\'s catalogs and session settings nor the PostgreSQL-only test stored queries',
 });
 
-export const chdbFactory: EngineFactory = {
-  name: 'chdb',
+/** The suites' view of ClickHouse, embedded or a server. */
+const CLICKHOUSE_TRAITS = {
   refusesSql: REFUSED_ON_CLICKHOUSE,
   lacks: CLICKHOUSE_LACKS,
   resultLimit: 'arriving',
   hugeResultRssMb: () => 300,
+} as const;
+
+/** A store over the ClickHouse database `db`: `admin` runs ClickHouse SQL; fixture rows go through insertRows. */
+async function clickhouseStore(o: { engine: Engine; admin: ClickHouseClient; writer: LogWriter | null; db: string; teardown(): Promise<void> }): Promise<TestStore> {
+  const { insertLines, logLine } = await import('../../src/store/clickhouse/clickhouse-admin.ts');
+  return {
+    engine: o.engine,
+    admin: (sql, params) => o.admin.command({ query: sql, ...(params ? { query_params: Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v])) } : {}) }),
+    ...(o.writer ? { writer: o.writer } : {}),
+    serviceEnv: { LOG_SCHEMA: o.db },
+    async insertRows(table, rows) {
+      await insertLines(o.admin, `${o.db}.${table}`, rows.map((r) => logLine(r.id, r.timestamp, r.event_message ?? '', r.project ?? null, metadataText(r))).join(''));
+    },
+    teardown: o.teardown,
+  };
+}
+
+/**
+ * The embedded ClickHouse. chdb binds one data directory per process, so every open() is a fresh
+ * database in it (its name the services' LOG_SCHEMA, through serviceEnv).
+ */
+export const chdbFactory: EngineFactory = {
+  name: 'chdb',
+  ...CLICKHOUSE_TRAITS,
   async open(options = {}) {
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { openChdb } = await import('../../src/store/clickhouse/open-clickhouse.ts');
-    const { insertLines, logLine } = await import('../../src/store/clickhouse/clickhouse-admin.ts');
     chdbPath ??= mkdtempSync(join(tmpdir(), 'chdb-suite-'));
     const db = `logs_${chdbCounter++}`;
     const { engine, admin, writer } = await openChdb({
@@ -186,19 +205,13 @@ export const chdbFactory: EngineFactory = {
       statementTimeoutMs: options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS,
       maxResultBytes: options.maxResultBytes ?? 64 * 1024 * 1024, responseShape: options.responseShape ?? 'standard',
     });
-    return {
-      engine,
-      admin: (sql, params) => admin.command({ query: sql, ...(params ? { query_params: Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v])) } : {}) }),
-      ...(writer ? { writer } : {}),
-      serviceEnv: { LOG_SCHEMA: db },
-      async insertRows(table, rows) {
-        await insertLines(admin, `${db}.${table}`, rows.map((r) => logLine(r.id, r.timestamp, r.event_message ?? '', r.project ?? null, metadataText(r))).join(''));
-      },
+    return clickhouseStore({
+      engine, admin, writer, db,
       async teardown() {
         await writer?.close().catch(() => {});
         await engine.close().catch(() => {});
       },
-    };
+    });
   },
 };
 
@@ -206,22 +219,20 @@ let serverCounter = 0;
 
 /**
  * A ClickHouse server at `url` (TEST_CLICKHOUSE_URL: a user that may create databases and insert).
- * Each open() is a fresh database with the schema applied; the engine and the writer are the ones
- * openClickHouse builds for a server (the same client code over HTTP), given that user directly:
- * the service's start-up refusal of a user who can write is test/clickhouse.test.ts's.
+ * Each open() is a fresh database with the schema applied, dropped at teardown; the engine and the
+ * writer are the ones openClickHouse builds for a server (the same client code over HTTP), given
+ * that user directly: the service's start-up refusal of a user who can write is
+ * test/clickhouse.test.ts's.
  */
 export function clickhouseServerFactory(url: string): EngineFactory {
   return {
     name: 'clickhouse',
-    refusesSql: REFUSED_ON_CLICKHOUSE,
-    lacks: CLICKHOUSE_LACKS,
-    resultLimit: 'arriving',
-    hugeResultRssMb: () => 300,
+    ...CLICKHOUSE_TRAITS,
     async open(options = {}) {
       const { clickhouseClient } = await import('../../src/store/clickhouse/open-clickhouse.ts');
       const { createClickHouseEngine } = await import('../../src/store/clickhouse/clickhouse-engine.ts');
       const { createClickHouseWriter } = await import('../../src/store/clickhouse/clickhouse-writer.ts');
-      const { applyClickHouseSchema, insertLines, logLine } = await import('../../src/store/clickhouse/clickhouse-admin.ts');
+      const { applyClickHouseSchema } = await import('../../src/store/clickhouse/clickhouse-admin.ts');
       const db = `endpoints_test_${process.pid}_${serverCounter++}`;
       const statementTimeoutMs = options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS;
       const admin = clickhouseClient({ url, request_timeout: statementTimeoutMs + 5_000 });
@@ -232,20 +243,14 @@ export function clickhouseServerFactory(url: string): EngineFactory {
         maxResultBytes: options.maxResultBytes ?? 64 * 1024 * 1024, responseShape: options.responseShape ?? 'standard', onClose: () => client.close(),
       });
       const writer = createClickHouseWriter({ client: admin, embedded: false, concurrency: 2, statementTimeoutMs: WRITER_STATEMENT_TIMEOUT_MS, onClose: async () => {} });
-      return {
-        engine,
-        admin: (sql, params) => admin.command({ query: sql, ...(params ? { query_params: Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v])) } : {}) }),
-        writer,
-        serviceEnv: { LOG_SCHEMA: db },
-        async insertRows(table, rows) {
-          await insertLines(admin, `${db}.${table}`, rows.map((r) => logLine(r.id, r.timestamp, r.event_message ?? '', r.project ?? null, metadataText(r))).join(''));
-        },
+      return clickhouseStore({
+        engine, admin, writer, db,
         async teardown() {
           await engine.close().catch(() => {});
           await admin.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => {});
           await admin.close();
         },
-      };
+      });
     },
   };
 }

@@ -220,32 +220,29 @@ let serverCounter = 0;
 /**
  * A ClickHouse server at `url` (TEST_CLICKHOUSE_URL: a user that may create databases and insert).
  * Each open() is a fresh database with the schema applied, dropped at teardown; the engine and the
- * writer are the ones openClickHouse builds for a server (the same client code over HTTP), given
- * that user directly: the service's start-up refusal of a user who can write is
- * test/clickhouse.test.ts's.
+ * writer are built as openClickHouse builds them for a server (connectClickHouseServer: the same
+ * client code over HTTP), without its refusal of a query user who can write, which
+ * test/clickhouse.test.ts tests.
  */
 export function clickhouseServerFactory(url: string): EngineFactory {
   return {
     name: 'clickhouse',
     ...CLICKHOUSE_TRAITS,
     async open(options = {}) {
-      const { clickhouseClient } = await import('../../src/store/clickhouse/open-clickhouse.ts');
-      const { createClickHouseEngine } = await import('../../src/store/clickhouse/clickhouse-engine.ts');
-      const { createClickHouseWriter } = await import('../../src/store/clickhouse/clickhouse-writer.ts');
+      const { clickhouseClient, connectClickHouseServer } = await import('../../src/store/clickhouse/open-clickhouse.ts');
       const { applyClickHouseSchema } = await import('../../src/store/clickhouse/clickhouse-admin.ts');
       const db = `endpoints_test_${process.pid}_${serverCounter++}`;
       const statementTimeoutMs = options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS;
       const admin = clickhouseClient({ url, request_timeout: statementTimeoutMs + 5_000 });
       await applyClickHouseSchema(admin, { db, retentionDays: null, cluster: null });
-      const client = clickhouseClient({ url, database: db, max_open_connections: options.poolMax ?? 4, request_timeout: statementTimeoutMs + 5_000 });
-      const engine = createClickHouseEngine({
-        client, callerClient: client, admin: client, embedded: false, concurrency: options.poolMax ?? 4, statementTimeoutMs,
-        maxResultBytes: options.maxResultBytes ?? 64 * 1024 * 1024, responseShape: options.responseShape ?? 'standard', onClose: () => client.close(),
+      const { engine, writer } = connectClickHouseServer({
+        url, ingestUrl: url, db, poolMax: options.poolMax ?? 4, ingestPoolMax: 2, statementTimeoutMs,
+        maxResultBytes: options.maxResultBytes ?? 64 * 1024 * 1024, responseShape: options.responseShape ?? 'standard',
       });
-      const writer = createClickHouseWriter({ client: admin, embedded: false, concurrency: 2, statementTimeoutMs: WRITER_STATEMENT_TIMEOUT_MS, onClose: async () => {} });
       return clickhouseStore({
         engine, admin, writer, db,
         async teardown() {
+          await writer?.close().catch(() => {});
           await engine.close().catch(() => {});
           await admin.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => {});
           await admin.close();

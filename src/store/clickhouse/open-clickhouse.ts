@@ -40,21 +40,18 @@ export interface OpenedClickHouse {
 export async function openClickHouse(config: Config, logger: Logger): Promise<OpenedClickHouse> {
   const url = config.clickhouseUrl!;
   if (url !== 'embedded') {
-    const client = clickhouseClient({ url, database: config.logSchema, max_open_connections: config.poolMax, request_timeout: config.statementTimeoutMs + 5_000 });
+    const opened = connectClickHouseServer({
+      url, ingestUrl: config.ingestDatabaseUrl, db: config.logSchema, poolMax: config.poolMax, ingestPoolMax: config.ingestPoolMax,
+      statementTimeoutMs: config.statementTimeoutMs, maxResultBytes: config.maxResultBytes, responseShape: responseShape(config),
+    });
     // The query path reads with a user that cannot write (docs/clickhouse.md gives the GRANTs).
-    const problems = await queryUserProblems(client, config.logSchema).catch(() => []);
+    const problems = await queryUserProblems(opened.admin, config.logSchema).catch(() => []);
     if (problems.length > 0) {
-      await client.close();
+      await opened.engine.close();
+      await opened.writer?.close();
       throw new ConfigError(`CLICKHOUSE_URL's user is not read-only: ${problems.join('; ')}. Give the service a user with SELECT on ${config.logSchema}.* only (docs/clickhouse.md)`);
     }
-    const engine = createClickHouseEngine({
-      client, callerClient: client, admin: client, embedded: false, concurrency: config.poolMax, statementTimeoutMs: config.statementTimeoutMs,
-      maxResultBytes: config.maxResultBytes, responseShape: responseShape(config), onClose: () => client.close(),
-    });
-    // Ingest inserts as a user of its own (INGEST_DATABASE_URL), never the query path's.
-    const ingest = config.ingestDatabaseUrl === null ? null : clickhouseClient({ url: config.ingestDatabaseUrl, database: config.logSchema, max_open_connections: config.ingestPoolMax }, 'saved-query-endpoints (ingest)');
-    const writer = ingest === null ? null : createClickHouseWriter({ client: ingest, embedded: false, concurrency: config.ingestPoolMax, statementTimeoutMs: WRITER_STATEMENT_TIMEOUT_MS, onClose: () => ingest.close() });
-    return { engine, admin: client, writer };
+    return opened;
   }
   const temporary = config.dataDir === null;
   const path = config.dataDir ?? mkdtempSync(join(tmpdir(), 'endpoints-chdb-'));
@@ -62,6 +59,31 @@ export async function openClickHouse(config: Config, logger: Logger): Promise<Op
     path, removeOnClose: temporary, schema: config.logSchema, retentionDays: config.retentionDays, seedRows: config.seedRows,
     statementTimeoutMs: config.statementTimeoutMs, maxResultBytes: config.maxResultBytes, responseShape: responseShape(config), logger,
   });
+}
+
+export interface ClickHouseServerOptions {
+  url: string;
+  /** INGEST_DATABASE_URL: ingest inserts as a user of its own, never the query path's (null: no writer). */
+  ingestUrl: string | null;
+  /** The database: LOG_SCHEMA. */
+  db: string;
+  poolMax: number;
+  ingestPoolMax: number;
+  statementTimeoutMs: number;
+  maxResultBytes: number;
+  responseShape: ResponseShape;
+}
+
+/** A server's engine, query client and ingest writer, over HTTP; openClickHouse checks the query user first. */
+export function connectClickHouseServer(o: ClickHouseServerOptions): OpenedClickHouse {
+  const client = clickhouseClient({ url: o.url, database: o.db, max_open_connections: o.poolMax, request_timeout: o.statementTimeoutMs + 5_000 });
+  const engine = createClickHouseEngine({
+    client, callerClient: client, admin: client, embedded: false, concurrency: o.poolMax, statementTimeoutMs: o.statementTimeoutMs,
+    maxResultBytes: o.maxResultBytes, responseShape: o.responseShape, onClose: () => client.close(),
+  });
+  const ingest = o.ingestUrl === null ? null : clickhouseClient({ url: o.ingestUrl, database: o.db, max_open_connections: o.ingestPoolMax }, 'saved-query-endpoints (ingest)');
+  const writer = ingest === null ? null : createClickHouseWriter({ client: ingest, embedded: false, concurrency: o.ingestPoolMax, statementTimeoutMs: WRITER_STATEMENT_TIMEOUT_MS, onClose: () => ingest.close() });
+  return { engine, admin: client, writer };
 }
 
 /** chdb's connection for `@clickhouse/client`; a variable, so the type check does not need chdb installed. */

@@ -171,8 +171,11 @@ const CLICKHOUSE_TRAITS = {
   hugeResultRssMb: () => 300,
 } as const;
 
-/** A store over the ClickHouse database `db`: `admin` runs ClickHouse SQL; fixture rows go through insertRows. */
-async function clickhouseStore(o: { engine: Engine; admin: ClickHouseClient; writer: LogWriter | null; db: string; teardown(): Promise<void> }): Promise<TestStore> {
+/**
+ * A store over the ClickHouse database `db`: `admin` runs ClickHouse SQL; fixture rows go through
+ * insertRows; teardown closes the writer and the engine, then runs `after`.
+ */
+async function clickhouseStore(o: { engine: Engine; admin: ClickHouseClient; writer: LogWriter | null; db: string; after?(): Promise<void> }): Promise<TestStore> {
   const { insertLines, logLine } = await import('../../src/store/clickhouse/clickhouse-admin.ts');
   return {
     engine: o.engine,
@@ -182,7 +185,11 @@ async function clickhouseStore(o: { engine: Engine; admin: ClickHouseClient; wri
     async insertRows(table, rows) {
       await insertLines(o.admin, `${o.db}.${table}`, rows.map((r) => logLine(r.id, r.timestamp, r.event_message ?? '', r.project ?? null, metadataText(r))).join(''));
     },
-    teardown: o.teardown,
+    async teardown() {
+      await o.writer?.close().catch(() => {});
+      await o.engine.close().catch(() => {});
+      await o.after?.();
+    },
   };
 }
 
@@ -205,13 +212,7 @@ export const chdbFactory: EngineFactory = {
       statementTimeoutMs: options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS,
       maxResultBytes: options.maxResultBytes ?? 64 * 1024 * 1024, responseShape: options.responseShape ?? 'standard',
     });
-    return clickhouseStore({
-      engine, admin, writer, db,
-      async teardown() {
-        await writer?.close().catch(() => {});
-        await engine.close().catch(() => {});
-      },
-    });
+    return clickhouseStore({ engine, admin, writer, db });
   },
 };
 
@@ -241,9 +242,7 @@ export function clickhouseServerFactory(url: string): EngineFactory {
       });
       return clickhouseStore({
         engine, admin, writer, db,
-        async teardown() {
-          await writer?.close().catch(() => {});
-          await engine.close().catch(() => {});
+        async after() {
           await admin.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => {});
           await admin.close();
         },

@@ -5,7 +5,7 @@
  * bound from `params` as query parameters: values never enter SQL text.
  */
 import { randomUUID } from 'node:crypto';
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import { textParsers, type ResponseShape } from '../../query/logflare-shape.ts';
 import type { Engine, QueryOptions, ResultColumns, Row } from '../engine.ts';
 import { resultTooLarge } from '../result-limit.ts';
@@ -33,17 +33,17 @@ export interface ClickHouseEngineOptions {
   onClose(): Promise<void>;
 }
 
-/**
- * Settings every statement carries (docs/clickhouse.md, "What differs"): PostgreSQL's meaning where
- * ClickHouse's default differs (NULL for an unmatched outer join and for an aggregate of no rows, a
- * column's name over an alias's), and 64-bit integers quoted so they reach JSON exactly.
- */
 /** ClickHouse's TOO_MANY_ROWS_OR_BYTES, as the client reports it: max_result_bytes was passed. */
 const RESULT_OVERFLOW = '396';
 
 /** A result with nothing its ClickHouse types cannot say. */
 const NO_COLUMNS: ResultColumns = Object.freeze({ json: new Set<string>(), timestamps: new Set<string>() });
 
+/**
+ * Settings every statement carries (docs/clickhouse.md, "What differs"): PostgreSQL's meaning where
+ * ClickHouse's default differs (NULL for an unmatched outer join and for an aggregate of no rows, a
+ * column's name over an alias's), and 64-bit integers quoted so they reach JSON exactly.
+ */
 const SESSION_SETTINGS = Object.freeze({
   date_time_output_format: 'simple',
   output_format_json_quote_64bit_integers: 1,
@@ -75,6 +75,34 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
     o.admin.command({ query: `KILL QUERY WHERE ${where} ASYNC`, query_params: { tag: o.embedded ? `%${id}%` : id } }).catch(() => {});
   };
 
+  /**
+   * What a statement runs under: SESSION_SETTINGS, its timeout and result limit, and for caller sql
+   * CALLER_LIMITS with readonly = 1 last.
+   */
+  const settingsFor = (caller: boolean, timeoutMs: number): ClickHouseSettings => ({
+    ...SESSION_SETTINGS,
+    max_execution_time: timeoutMs / 1000,
+    max_result_bytes: String(o.maxResultBytes),
+    result_overflow_mode: 'throw',
+    // A server: the whole answer before its first byte, so an error while rows are produced
+    // is an HTTP error, not text after half a JSON document.
+    ...(o.embedded ? {} : { wait_end_of_query: 1 }),
+    ...(caller ? { ...CALLER_LIMITS, readonly: '1' } : {}),
+  });
+
+  /**
+   * chdb keeps a session's settings (and readonly = 1 refuses changing them), and its connection
+   * sends a setting as a SET statement before each statement (~0.5 ms for these): each of the two
+   * connections gets its settings once, before its first statement, with the engine's ceiling as
+   * max_execution_time; a shorter timeout is kept by stopping the statement (it then fails with
+   * 57014, as a timeout does).
+   */
+  let primed: Promise<void> | null = null;
+  const prime = async (): Promise<void> => {
+    await o.client.command({ query: 'SELECT 1', clickhouse_settings: settingsFor(false, o.statementTimeoutMs) });
+    await o.callerClient.command({ query: 'SELECT 1', clickhouse_settings: settingsFor(true, o.statementTimeoutMs) });
+  };
+
   async function query(sql: string, params: readonly (string | null)[], options: QueryOptions = {}): Promise<Row[]> {
     if (closed) throw new Error('embedded database is closed');
     const id = randomUUID();
@@ -84,29 +112,17 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
     const onAbort = () => kill(id);
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const caller = options.stored === false;
-    // chdb keeps a session's settings (and readonly = 1 refuses changing them): its caller
-    // connection always gets the same ones, with the engine's ceiling as max_execution_time, and a
-    // shorter timeout is kept by stopping the statement (it then fails with 57014, as a timeout does).
-    const fixed = caller && o.embedded;
-    const timer = fixed && timeoutMs < o.statementTimeoutMs ? setTimeout(() => kill(id), timeoutMs) : undefined;
+    const timer = o.embedded && timeoutMs < o.statementTimeoutMs ? setTimeout(() => kill(id), timeoutMs) : undefined;
     try {
       if (options.signal?.aborted) throw Object.assign(new Error('canceling statement due to user request'), { code: '57014' });
+      if (o.embedded) await (primed ??= prime().catch((err: unknown) => { primed = null; throw err; }));
       const result = await (caller ? o.callerClient : o.client).query({
         // The tag is ours (a UUID), never caller text: what KILL QUERY finds the statement by on chdb.
         query: `/* sqe:${id} */ ${sql}`,
         query_id: id,
         query_params,
         format: 'JSON',
-        clickhouse_settings: {
-          ...SESSION_SETTINGS,
-          max_execution_time: (fixed ? o.statementTimeoutMs : timeoutMs) / 1000,
-          max_result_bytes: String(o.maxResultBytes),
-          result_overflow_mode: 'throw',
-          // A server: the whole answer before its first byte, so an error while rows are produced
-          // is an HTTP error, not text after half a JSON document.
-          ...(o.embedded ? {} : { wait_end_of_query: 1 }),
-          ...(caller ? { ...CALLER_LIMITS, readonly: '1' } : {}),
-        },
+        ...(o.embedded ? {} : { clickhouse_settings: settingsFor(caller, timeoutMs) }),
       });
       const text = await result.text();
       if (Buffer.byteLength(text) > o.maxResultBytes) throw resultTooLarge(o.maxResultBytes);

@@ -5,6 +5,7 @@
  * stored call only the CTEs its final SELECT reads (each costs ClickHouse analysis time, read or not).
  * Statements here are ours (sql/queries), never a caller's.
  */
+import { lex, unquote, type Tok } from './clickhouse-tokens.ts';
 
 export interface ClickHouseWith {
   /** `expr as name` items, in order, as written. */
@@ -13,13 +14,6 @@ export interface ClickHouseWith {
   readonly ctes: readonly { readonly name: string; readonly text: string }[];
   /** From the top-level SELECT to the end. */
   readonly final: string;
-}
-
-interface Tok {
-  kind: 'word' | 'quoted' | 'string' | 'punct' | 'other';
-  text: string;
-  start: number;
-  end: number;
 }
 
 /** Split `text` (a statement without WITH is all final SELECT); throws naming what it cannot read. */
@@ -86,45 +80,3 @@ export function withCtesFor(w: ClickHouseWith, read: Iterable<string>, final: st
 }
 
 const namesIn = (s: string): Set<string> => new Set(lex(s).filter((t) => t.kind === 'word' || t.kind === 'quoted').map(unquote));
-
-function unquote(t: Tok): string {
-  return t.kind === 'quoted' ? t.text.slice(1, -1) : t.text;
-}
-
-/** ClickHouse tokens, enough for the structure above: comments skipped, literals whole. */
-function lex(text: string): Tok[] {
-  const out: Tok[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i]!;
-    const start = i;
-    if (/\s/.test(c)) {
-      i++;
-    } else if (c === '-' && text[i + 1] === '-') {
-      while (i < text.length && text[i] !== '\n') i++;
-    } else if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      if (end < 0) throw new Error(`unterminated comment at offset ${i}`);
-      i = end + 2;
-    } else if (c === "'" || c === '"' || c === '`') {
-      // Stored ClickHouse statements may not hold a backslash (registry.ts): a quote ends a literal
-      // unless doubled.
-      i++;
-      for (;;) {
-        if (i >= text.length) throw new Error(`unterminated literal at offset ${start}`);
-        if (text[i] === c && text[i + 1] === c) i += 2;
-        else if (text[i] === c) break;
-        else i++;
-      }
-      i++;
-      out.push({ kind: c === "'" ? 'string' : 'quoted', text: text.slice(start, i), start, end: i });
-    } else if (/[A-Za-z_]/.test(c)) {
-      while (i < text.length && /[A-Za-z0-9_]/.test(text[i]!)) i++;
-      out.push({ kind: 'word', text: text.slice(start, i), start, end: i });
-    } else {
-      i++;
-      out.push({ kind: c === '(' || c === ')' || c === ',' ? 'punct' : 'other', text: c, start, end: i });
-    }
-  }
-  return out;
-}

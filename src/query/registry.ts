@@ -52,8 +52,12 @@ export interface StoredQuery {
   readonly bindValues: (values: Readonly<Record<string, string | null>>) => (string | null)[];
   /** Declared object and array columns: JSON text the engine splices as JSON (ClickHouse cannot tell by type). */
   readonly resultColumns: ResultColumns;
-  /** boundSql held to max rows: what the request path runs without caller SQL. */
-  readonly limitedSql: string;
+  /**
+   * What the request path runs without caller SQL for a call's validated parameters: the statement
+   * held to max rows (on ClickHouse, the one compiled for the optional parameters the call leaves
+   * out) and its positional values.
+   */
+  readonly statementFor: (values: Readonly<Record<string, string | null>>) => { sql: string; params: (string | null)[] };
   /**
    * Statements that touch everything the stored query may read, planned and never run for rows
    * (store-check.ts): the stored statement, and with sandboxing every CTE a caller may name.
@@ -182,8 +186,27 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
   if (unused.length > 0) fail(`declares parameter(s) never used in ${sqlFileName}: ${unused.join(', ')}`);
 
   const limit = rowLimit(maxRows as number);
-  const specs = bound.names.map((n) => params[n]!);
-  const bindValues = (values: Readonly<Record<string, string | null>>): (string | null)[] => bound.names.map((n, i) => binding.value(specs[i]!, values[n] ?? null));
+  const valuesFor = (names: readonly string[]) => {
+    const specs = names.map((n) => params[n]!);
+    return (values: Readonly<Record<string, string | null>>): (string | null)[] => names.map((n, i) => binding.value(specs[i]!, values[n] ?? null));
+  };
+  const bindValues = valuesFor(bound.names);
+  // What a call without caller sql runs, per call shape (store-binding.ts): on ClickHouse, the
+  // statement with the filters of the optional parameters it leaves out folded away.
+  const shapes = binding.shapes(statement.text, (n) => params[n]?.required === false);
+  const calls = shapes.texts.map((text, shape) => {
+    if (shapes.texts.length === 1) return { sql: limit.wrap(runSql), bind: bindValues };
+    // A parameter the shape has is never null in its calls: typed as required.
+    const given = new Set(shapes.params.filter((_, i) => (shape & (1 << i)) === 0));
+    const b = bindSql(binding.prepare(text, schema), (num, n) => binding.placeholder(num, given.has(n) ? { ...params[n]!, required: true } : params[n]!));
+    return { sql: limit.wrap(withOnlyWhatIsRead(splitClickHouseWith(b.sql))), bind: valuesFor(b.names) };
+  });
+  const statementFor = (values: Readonly<Record<string, string | null>>) => {
+    let shape = 0;
+    shapes.params.forEach((n, i) => (shape |= values[n] === null || values[n] === undefined ? 1 << i : 0));
+    const call = calls[shape]!;
+    return { sql: call.sql, params: call.bind(values) };
+  };
   const samples = bindValues(Object.fromEntries(bound.names.map((n) => [n, sampleValue(params[n]!)])));
   const probes = [{ sql: probeOf(bound.sql), params: samples }];
   if (sandbox !== null) {
@@ -212,7 +235,7 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     bindOrder: Object.freeze([...bound.names]),
     bindValues,
     resultColumns: Object.freeze({ json: new Set(Object.entries(columns as Record<string, ColumnType>).filter(([, t]) => t === 'object' || t === 'array').map(([c]) => c)), timestamps: new Set<string>() }),
-    limitedSql: limit.wrap(runSql),
+    statementFor,
     probes: Object.freeze(probes.map((p) => Object.freeze({ sql: p.sql, params: Object.freeze(p.params) }))),
     file,
   });

@@ -67,10 +67,9 @@ export interface BoundStatement {
 export function bindStatement(q: StoredQuery, raw: RawParams, callerSql: string | null, dialect: Dialect): BoundStatement {
   if (callerSql !== null && q.sandbox === null) throw new HttpError('sandbox_disabled');
   const values = validateParams(q.params, raw, q.unknownParams, q.requestKeys);
-  const params = q.bindValues(values);
-  if (callerSql === null || q.sandbox === null) return { sql: q.limitedSql, params, values, translateMs: undefined };
+  if (callerSql === null || q.sandbox === null) return { ...q.statementFor(values), values, translateMs: undefined };
   const composed = dialect.compose(q.sandbox, callerSql);
-  return { sql: q.rowLimit.wrap(composed.sql), params, values, translateMs: composed.translateMs, ...(composed.columns ? { columns: composed.columns } : {}) };
+  return { sql: q.rowLimit.wrap(composed.sql), params: q.bindValues(values), values, translateMs: composed.translateMs, ...(composed.columns ? { columns: composed.columns } : {}) };
 }
 
 /**

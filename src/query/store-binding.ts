@@ -7,6 +7,7 @@
 import type { StoreDialect } from '../store/engine.ts';
 import { clickhouseTimestamp } from '../store/clickhouse/timestamps.ts';
 import type { ParamSpec } from './params.ts';
+import { foldableParams, foldOptional, MAX_FOLDED_PARAMS } from './clickhouse-optional.ts';
 
 export interface StoreBinding {
   readonly dialect: StoreDialect;
@@ -17,6 +18,18 @@ export interface StoreBinding {
   placeholder(num: number, spec: ParamSpec): string;
   /** A validated parameter value as the store reads it. */
   value(spec: ParamSpec, value: string | null): string | null;
+  /**
+   * The statement per call shape: `texts[mask]` for the optional parameters `params[i]` absent where
+   * bit i of mask is set. One text where the store folds `(@p is null or …)` itself when it plans a
+   * call with its values (PostgreSQL); on ClickHouse, which plans it as written, one per set of
+   * absent parameters (clickhouse-optional.ts).
+   */
+  shapes(text: string, optional: (name: string) => boolean): CallShapes;
+}
+
+export interface CallShapes {
+  readonly params: readonly string[];
+  readonly texts: readonly string[];
 }
 
 const CLICKHOUSE_TYPES: Readonly<Record<ParamSpec['type'], string>> = Object.freeze({
@@ -30,6 +43,7 @@ export const STORE_BINDINGS: Readonly<Record<StoreDialect, StoreBinding>> = Obje
     prepare: (text: string) => text,
     placeholder: (num: number) => `$${num}`,
     value: (_spec: ParamSpec, value: string | null) => value,
+    shapes: (text: string) => ({ params: [], texts: [text] }),
   }),
   clickhouse: Object.freeze({
     dialect: 'clickhouse',
@@ -38,5 +52,11 @@ export const STORE_BINDINGS: Readonly<Record<StoreDialect, StoreBinding>> = Obje
     prepare: (text: string, schema: string) => text.replaceAll('{db}', `\`${schema}\``),
     placeholder: (num: number, spec: ParamSpec) => `{p${num}:${spec.required ? CLICKHOUSE_TYPES[spec.type] : `Nullable(${CLICKHOUSE_TYPES[spec.type]})`}}`,
     value: (spec: ParamSpec, value: string | null) => (value !== null && spec.type === 'timestamp' ? clickhouseTimestamp(value) : value),
+    shapes(text: string, optional: (name: string) => boolean): CallShapes {
+      const params = foldableParams(text).filter(optional);
+      if (params.length > MAX_FOLDED_PARAMS) return { params: [], texts: [text] };
+      const texts = Array.from({ length: 2 ** params.length }, (_, mask) => foldOptional(text, new Set(params.filter((_, i) => mask & (1 << i)))));
+      return { params, texts };
+    },
   }),
 });

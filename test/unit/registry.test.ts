@@ -31,6 +31,9 @@ test('the shipped stored queries load with their specified settings', () => {
   assert.equal(r.lookup(logs.id.toUpperCase()), logs);
   assert.equal(r.lookup('LOGS.ALL'), undefined);
   assert.ok(!logs.boundSql.includes('@'), 'every @param is bound');
+  // PostgreSQL folds `(@p is null or …)` itself when it plans a call with its values: one statement.
+  const call = logs.statementFor({ project: 'p', iso_timestamp_start: null, iso_timestamp_end: null });
+  assert.deepEqual(call, { sql: logs.rowLimit.wrap(logs.boundSql), params: ['p', null, null] });
   assert.ok(Object.isFrozen(logs) && Object.isFrozen(r.all));
 });
 
@@ -108,6 +111,26 @@ test('on ClickHouse: the shipped queries bind {pN:Type} from the declarations, {
   assert.match(logs.boundSql, /^with\nedge_logs as \(/);
   for (const unread of ['postgres_logs', 'auth_logs', 'function_logs', 'pgbouncer_logs']) assert.ok(!logs.boundSql.includes(`${unread} as (`), unread);
   assert.match(r.lookup('usage.api-counts')!.boundSql, /\(select now64\(6, 'UTC'\)\) as anchor,[\s\S]*requests as \(/);
+});
+
+test('on ClickHouse a call runs the statement for the optional parameters it gives: the filters of the others folded away, what it gives typed as given', () => {
+  const logs = loadRegistry(QUERIES_DIR, parser, null, 'clickhouse', 'logs').lookup('logs.all')!;
+  const at = (start: string | null, end: string | null) => logs.statementFor({ project: 'p', iso_timestamp_start: start, iso_timestamp_end: end });
+  const none = at(null, null);
+  assert.deepEqual(none.params, ['p']);
+  assert.match(none.sql, /where t\.project_key = \{p1:String\}\n  order by t\.timestamp desc/);
+  const from = at('2026-11-22T12:15:30Z', null);
+  assert.deepEqual(from.params, ['p', '2026-11-22 12:15:30.000000']);
+  assert.match(from.sql, /and \( t\.timestamp > \{p2:DateTime64\(6, 'UTC'\)\}\)\n  order by/);
+  const to = at(null, '2026-11-22T12:15:30Z');
+  assert.deepEqual(to.params, ['p', '2026-11-22 12:15:30.000000']);
+  assert.match(to.sql, /and \( t\.timestamp <= \{p2:DateTime64\(6, 'UTC'\)\}\)\n  order by/);
+  const both = at('2026-11-22T12:15:30Z', '2026-11-23T00:00:00Z');
+  assert.deepEqual(both.params, ['p', '2026-11-22 12:15:30.000000', '2026-11-23 00:00:00.000000']);
+  for (const c of [none, from, to, both]) {
+    assert.doesNotMatch(c.sql, /is null|Nullable|@\w/);
+    assert.ok(c.sql.startsWith('select * from (\nwith\nedge_logs as ('), 'held to max rows, with only the CTE it reads');
+  }
 });
 
 const CH_BAD: [name: string, files: Record<string, string>, message: RegExp][] = [

@@ -5,9 +5,6 @@
  * suite runs on chdb in test/chdb.test.ts (and on a server in test/clickhouse-server.test.ts).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { clickhouseClient, openChdb, openClickHouse } from '../src/store/clickhouse/open-clickhouse.ts';
@@ -32,10 +29,11 @@ import { TRANSLATED } from './support/bigquery-cases.ts';
 import { OTHER_REAL_QUERIES } from './fixtures/other-real-queries.ts';
 import { mutatedQueries } from './support/studio-mutations.ts';
 import { agreement, DIFFERS_ON_CLICKHOUSE, ESCAPES, HOSTILE_TO_CLICKHOUSE, ORDERED_BY_MEASURE, REFUSED_ON_CLICKHOUSE } from './support/clickhouse-caller-cases.ts';
+import { tempDir } from './support/temp-dir.ts';
 
 const STUDIO_QUERIES = (JSON.parse(readFileSync(new URL('./fixtures/studio-queries.json', import.meta.url), 'utf8')) as { queries: { name: string; endpoint: string; params: Record<string, string>; sql?: string | null }[] }).queries;
 
-const DATA_DIR = mkdtempSync(join(tmpdir(), 'chdb-test-'));
+const DATA_DIR = tempDir('chdb-test-');
 /**
  * Declared skip: chdb (~545 MB) is installed on demand (`npm install --no-save chdb`, as .ci/run
  * does), not from the lock file; without it this file reports itself skipped, never green.

@@ -4,8 +4,7 @@
  * exactly as printed) loads and answers as the page says.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -14,6 +13,7 @@ import type { Service } from '../src/service.ts';
 import { pgliteFactory, type TestStore } from './support/engines.ts';
 import { edgeRow, insertRows } from './support/fixtures.ts';
 import { call, startTestService } from './support/service.ts';
+import { tempDir } from './support/temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
@@ -79,7 +79,7 @@ describe('the worked example of docs/stored-queries.md', () => {
   before(async () => {
     const files = exampleFiles();
     assert.deepEqual([...files.keys()].sort(), ['errors.recent.json', 'errors.recent.sql']);
-    const dir = mkdtempSync(join(tmpdir(), 'docs-example-'));
+    const dir = tempDir('docs-example-');
     cpSync(QUERIES_DIR, dir, { recursive: true });
     for (const [name, text] of files) writeFileSync(join(dir, name), text);
     store = await pgliteFactory.open();
@@ -129,7 +129,7 @@ describe('the worked example of docs/stored-queries.md', () => {
   test('the load-time error the page quotes is the one a misspelt field gives', () => {
     const quoted = /`start-up failed: …\/errors\.recent\.json: (.+?)`/.exec(page.replace(/\n/g, ' '))?.[1];
     assert.ok(quoted);
-    const dir = mkdtempSync(join(tmpdir(), 'docs-typo-'));
+    const dir = tempDir('docs-typo-');
     const files = exampleFiles();
     const json = JSON.parse(files.get('errors.recent.json')!) as { params: { limit: Record<string, unknown> } };
     json.params.limit = { type: 'integer', required: false, min: 1, mx: 500 };

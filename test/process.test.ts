@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +16,7 @@ import { SLOW_QUERIES_DIR } from './support/slow-queries.ts';
 import { serviceChildEnv, TOKEN } from './support/service.ts';
 import { npmStartCommand } from '../scripts/lib/npm-start.ts';
 import { TEMPORARY_STORE_PREFIX } from '../src/store/pglite-engine.ts';
+import { tempDir } from './support/temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Built once for the whole file, as `npm start`'s prestart does. */
@@ -123,7 +123,7 @@ describe('the process', () => {
   });
 
   test('embedded: DATA_DIR keeps the store across restarts (seeded once); without it, a temporary directory removed on exit', async () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'proc-embedded-'));
+    const tmp = tempDir('proc-embedded-');
     const stores = () => readdirSync(tmp).filter((n) => n.startsWith(TEMPORARY_STORE_PREFIX)).length;
     const run = async (env: Record<string, string>) => {
       const p = track(spawnMain({ PORT: '0', SEED_ROWS: '20', LOG_LEVEL: 'info', ACCESS_TOKENS: TOKEN, TMPDIR: tmp, ...env }));
@@ -168,7 +168,7 @@ describe('the process', () => {
     });
 
     test('a token scope naming no stored query stops start-up naming the file line', async () => {
-      const file = join(mkdtempSync(join(tmpdir(), 'proc-tokens-')), 'tokens');
+      const file = join(tempDir('proc-tokens-'), 'tokens');
       writeFileSync(file, `${TOKEN} logs.all,logs.missing\n`);
       const p = track(spawnMain({ PORT: '0', DATABASE_URL: store.url!, ACCESS_TOKENS_FILE: file }));
       const { code } = await p.exited;

@@ -4,9 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { QUERIES_DIR } from '../../src/ops/config.ts';
@@ -17,6 +16,7 @@ import { checkOpenApi31 } from '../support/openapi-check.ts';
 import { untilClose } from '../support/raw-http.ts';
 import { scrape, startOpsService, waitFor, type OpsService } from '../support/ops.ts';
 import { call, LOGS_ALL_ID, TOKEN } from '../support/service.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
 const SCOPED = 'scoped-token-logs-only-0123';
 const HASHED = 'hashed-token-usage-only-0123';
@@ -30,7 +30,7 @@ type Json = Record<string, any>;
 
 /** The token file under test: one scoped plain token, one scoped hashed entry (the file holds no secret for it). */
 function tokenFile(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'ops-tokens-')), 'tokens');
+  const file = join(tempDir('ops-tokens-'), 'tokens');
   writeFileSync(file, `# scoped tokens\n${SCOPED} logs.all\nsha256:${sha256(HASHED)} usage.api-counts\n`);
   assert.ok(!readFileSync(file, 'utf8').includes(HASHED));
   return file;

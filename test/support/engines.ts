@@ -15,6 +15,7 @@ import { applySchema } from '../../src/store/schema.ts';
 import type { ResponseShape } from '../../src/query/logflare-shape.ts';
 import { createDatabase, startPostgres, type PgServer } from '../../scripts/lib/pg-server.ts';
 import { metadataText, type LogRow } from './fixtures.ts';
+import { tempDir } from './temp-dir.ts';
 
 export const SCHEMA = 'logs';
 
@@ -201,11 +202,8 @@ export const chdbFactory: EngineFactory = {
   name: 'chdb',
   ...CLICKHOUSE_TRAITS,
   async open(options = {}) {
-    const { mkdtempSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const { openChdb } = await import('../../src/store/clickhouse/open-clickhouse.ts');
-    chdbPath ??= mkdtempSync(join(tmpdir(), 'chdb-suite-'));
+    chdbPath ??= tempDir('chdb-suite-');
     const db = `logs_${chdbCounter++}`;
     const { engine, admin, writer } = await openChdb({
       path: chdbPath, removeOnClose: false, schema: db, retentionDays: null, seedRows: 0,

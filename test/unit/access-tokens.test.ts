@@ -1,8 +1,7 @@
 // Token grants: ACCESS_TOKENS, the ACCESS_TOKENS_FILE format with scopes and sha256: entries, and the authenticator.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError } from '../../src/auth/access-tokens.ts';
@@ -12,6 +11,7 @@ import { HttpError } from '../../src/errors.ts';
 import { loadRegistry } from '../../src/query/registry.ts';
 import { loadSqlParser, type SqlParser } from '../../src/query/sandbox/sql-parser.ts';
 import { QUERIES_DIR } from '../../src/ops/config.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
 // The registry analyses sandboxed statements as it loads: the parser must be ready.
 let parser: SqlParser;
@@ -58,7 +58,7 @@ test('ACCESS_TOKENS accepts sha256: entries too, never scoped', () => {
 });
 
 function tokenFile(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'tokens-')), 'tokens');
+  const file = join(tempDir('tokens-'), 'tokens');
   writeFileSync(file, text);
   return file;
 }

@@ -5,15 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { AdminExec, Engine, LogWriter } from '../../src/store/engine.ts';
 import { createPgliteEngine, TEMPORARY_STORE_PREFIX } from '../../src/store/pglite-engine.ts';
 import { applySchema } from '../../src/store/schema.ts';
 import { FairQueue } from '../../src/queue/fair-queue.ts';
 import { queuedWriter } from '../../src/queue/queued-writer.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
 let engine: Engine;
 let admin: AdminExec;
@@ -83,7 +82,7 @@ test('a value larger than the WASM memory cap fails as out of memory (53200); th
 });
 
 test('a process that crashes (an uncaught exception) still removes the engine\'s temporary store', () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'pglite-crash-'));
+  const tmp = tempDir('pglite-crash-');
   const engineUrl = new URL('../../src/store/pglite-engine.ts', import.meta.url).href;
   const script = `const { createPgliteEngine } = await import(${JSON.stringify(engineUrl)});
     await createPgliteEngine({ dataDir: null, schema: 'logs', statementTimeoutMs: 10000 });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { DefinitionError, loadRegistry } from '../../src/query/registry.ts';
 import { loadSqlParser, type SqlParser } from '../../src/query/sandbox/sql-parser.ts';
 import { QUERIES_DIR } from '../../src/ops/config.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
 let parser: SqlParser;
 before(async () => {
@@ -63,7 +63,7 @@ const BAD: [string, Record<string, unknown>, string, RegExp][] = [
 ];
 for (const [name, def, sql, message] of BAD) {
   test(`a bad definition stops start-up naming the file: ${name}`, () => {
-    const dir = mkdtempSync(join(tmpdir(), 'registry-'));
+    const dir = tempDir('registry-');
     writeFileSync(join(dir, `${String(def.name)}.json`), JSON.stringify(def));
     writeFileSync(join(dir, `${String(def.name)}.sql`), sql);
     assert.throws(() => loadRegistry(dir, parser), (err: unknown) => err instanceof DefinitionError && err.message.includes(dir) && message.test(err.message));
@@ -83,7 +83,7 @@ test('each stored query carries its store probes: the statement, and with sandbo
 });
 
 test('duplicate names across files are refused', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'registry-'));
+  const dir = tempDir('registry-');
   writeFileSync(join(dir, 'a.b.json'), JSON.stringify(GOOD));
   writeFileSync(join(dir, 'a.b.sql'), 'select @p');
   writeFileSync(join(dir, 'c.d.json'), JSON.stringify({ ...GOOD, name: 'c.d' }));
@@ -142,7 +142,7 @@ const CH_BAD: [name: string, files: Record<string, string>, message: RegExp][] =
 ];
 for (const [name, files, message] of CH_BAD) {
   test(`on ClickHouse, start-up refuses a stored query: ${name}`, () => {
-    const dir = mkdtempSync(join(tmpdir(), 'registry-'));
+    const dir = tempDir('registry-');
     writeFileSync(join(dir, 'a.b.json'), JSON.stringify(GOOD));
     for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
     assert.throws(() => loadRegistry(dir, parser, null, 'clickhouse'), (err: unknown) => err instanceof DefinitionError && message.test(err.message));

@@ -91,12 +91,14 @@ export function foldOptional(text: string, absent: ReadonlySet<string>): string 
     const close = tokens[g.close]!;
     const before = tokens[g.open - 1];
     const after = tokens[g.close + 1];
-    const free = (t: Tok | undefined) => t !== undefined && t.start >= taken;
+    // Preceded by a conjunction (not BETWEEN's `and`), or where a conjunct starts.
+    const afterAnd = isWord(before, 'and') && conjunction(tokens, g.open - 1);
+    const conjunctStart = afterAnd || before?.text === '(' || isWord(before, 'where', 'prewhere', 'having', 'or');
     let edit: { from: number; to: number; by: string };
     if (!absent.has(g.name)) edit = { from: tokens[g.open + 1]!.start, to: tokens[g.open + 5]!.end, by: '' };
-    // With the space before `and (…)`, or after `(…) and`.
-    else if (isWord(before, 'and') && free(before) && conjunction(tokens, g.open - 1) && CONJUNCT_AFTER(after)) edit = { from: Math.max(taken, tokens[g.open - 2]?.end ?? 0), to: close.end, by: '' };
-    else if (isWord(after, 'and') && OPERAND_BEFORE(before) && before!.text !== ',' && conjunction(tokens, g.close + 1)) edit = { from: open.start, to: tokens[g.close + 2]?.start ?? after!.end, by: '' };
+    // `and (…)` with the space before it; `(…) and` with the space after it.
+    else if (afterAnd && before!.start >= taken && CONJUNCT_AFTER(after)) edit = { from: Math.max(taken, tokens[g.open - 2]?.end ?? 0), to: close.end, by: '' };
+    else if (conjunctStart && isWord(after, 'and')) edit = { from: open.start, to: tokens[g.close + 2]?.start ?? after!.end, by: '' };
     else edit = { from: open.start, to: close.end, by: 'true' };
     edits.push(edit);
     taken = edit.to;

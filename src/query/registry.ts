@@ -194,12 +194,14 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
   // What a call without caller sql runs, per call shape (store-binding.ts): on ClickHouse, the
   // statement with the filters of the optional parameters it leaves out folded away.
   const shapes = binding.shapes(statement.text, (n) => params[n]?.required === false);
+  const absentIn = (shape: number) => shapes.params.filter((_, i) => (shape & (1 << i)) !== 0);
   const calls = shapes.texts.map((text, shape) => {
-    if (shapes.texts.length === 1) return { sql: limit.wrap(runSql), bind: bindValues };
+    if (shapes.texts.length === 1) return { run: runSql, sql: limit.wrap(runSql), bind: bindValues };
     // A parameter the shape has is never null in its calls: typed as required.
-    const given = new Set(shapes.params.filter((_, i) => (shape & (1 << i)) === 0));
-    const b = bindSql(binding.prepare(text, schema), (num, n) => binding.placeholder(num, given.has(n) ? { ...params[n]!, required: true } : params[n]!));
-    return { sql: limit.wrap(withOnlyWhatIsRead(splitClickHouseWith(b.sql))), bind: valuesFor(b.names) };
+    const absent = absentIn(shape);
+    const b = bindSql(binding.prepare(text, schema), (num, n) => binding.placeholder(num, absent.includes(n) ? params[n]! : { ...params[n]!, required: true }));
+    const run = withOnlyWhatIsRead(splitClickHouseWith(b.sql));
+    return { run, sql: limit.wrap(run), bind: valuesFor(b.names) };
   });
   const statementFor = (values: Readonly<Record<string, string | null>>) => {
     let shape = 0;
@@ -207,11 +209,18 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     const call = calls[shape]!;
     return { sql: call.sql, params: call.bind(values) };
   };
-  const samples = bindValues(Object.fromEntries(bound.names.map((n) => [n, sampleValue(params[n]!)])));
+  const sampleValues = Object.fromEntries(bound.names.map((n) => [n, sampleValue(params[n]!)]));
+  const samples = bindValues(sampleValues);
   const probes = [{ sql: probeOf(bound.sql), params: samples }];
   if (sandbox !== null) {
     const everyCte = sandbox.cteNames.map((c) => `select 1 from ${quoteIdent(c)}`).join(' union all ');
     probes.push({ sql: probeOf(composeSandboxed(sandbox, everyCte).sql), params: samples });
+  }
+  // Each folded statement as well: the store checks what folding made, at start-up with the rest.
+  if (calls.length > 1) {
+    for (const [shape, call] of calls.entries()) {
+      probes.push({ sql: probeOf(call.run), params: call.bind({ ...sampleValues, ...Object.fromEntries(absentIn(shape).map((n) => [n, null])) }) });
+    }
   }
   return Object.freeze({
     id,

@@ -13,6 +13,8 @@ const CASES: readonly (readonly [label: string, sql: string, absent: string, giv
   ['a disjunct', 'where a or (@p is null or b) or c', 'where a or true or c', 'where a or ( b) or c'],
   ['an operand of a comparison', 'where a and (@p is null or b) = 1', 'where a and true = 1', 'where a and ( b) = 1'],
   ['BETWEEN\'s and', 'where x between 1 and (@p is null or b)', 'where x between 1 and true', 'where x between 1 and ( b)'],
+  ['BETWEEN\'s and, a conjunction after', 'where x between 1 and (@p is null or b) and c', 'where x between 1 and true and c', 'where x between 1 and ( b) and c'],
+  ['a conjunct after OR', 'where a or (@p is null or b) and c', 'where a or c', 'where a or ( b) and c'],
   ['a condition with its own OR and AND', 'where a and (@p is null or b > @p and c or d)', 'where a', 'where a and ( b > @p and c or d)'],
   ['a lambda inside a call', 'where a and (@p is null or arrayExists(x -> x > @p, xs))', 'where a', 'where a and ( arrayExists(x -> x > @p, xs))'],
 ];

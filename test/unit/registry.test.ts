@@ -131,6 +131,10 @@ test('on ClickHouse a call runs the statement for the optional parameters it giv
     assert.doesNotMatch(c.sql, /is null|Nullable|@\w/);
     assert.ok(c.sql.startsWith('select * from (\nwith\nedge_logs as ('), 'held to max rows, with only the CTE it reads');
   }
+  // The store check plans each folded statement too (at start-up, with the statement and the CTEs).
+  const folded = logs.probes.slice(2);
+  assert.equal(folded.length, 4);
+  for (const [k, c] of [none, from, to, both].entries()) assert.ok(folded.some((p) => p.sql.includes(c.sql.slice(c.sql.indexOf('with'), c.sql.indexOf(') as limited_result'))) && p.params.length === c.params.length), `shape ${k}`);
 });
 
 const CH_BAD: [name: string, files: Record<string, string>, message: RegExp][] = [

@@ -194,18 +194,20 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
   // What a call without caller sql runs, per call shape (store-binding.ts): on ClickHouse, the
   // statement with the filters of the optional parameters it leaves out folded away.
   const shapes = binding.shapes(statement.text, (n) => params[n]?.required === false);
-  const absentIn = (shape: number) => shapes.params.filter((_, i) => (shape & (1 << i)) !== 0);
-  const calls = shapes.texts.map((text, shape) => {
-    if (shapes.texts.length === 1) return { run: runSql, sql: limit.wrap(runSql), bind: bindValues };
-    // A parameter the shape has is never null in its calls: typed as required.
-    const absent = absentIn(shape);
-    const b = bindSql(binding.prepare(text, schema), (num, n) => binding.placeholder(num, absent.includes(n) ? params[n]! : { ...params[n]!, required: true }));
-    const run = withOnlyWhatIsRead(splitClickHouseWith(b.sql));
-    return { run, sql: limit.wrap(run), bind: valuesFor(b.names) };
-  });
+  const shaped = shapes?.params ?? [];
+  const absentIn = (shape: number) => shaped.filter((_, i) => (shape & (1 << i)) !== 0);
+  const calls = shapes === null
+    ? [{ run: runSql, sql: limit.wrap(runSql), bind: bindValues }]
+    : shapes.texts.map((text, shape) => {
+        // A parameter the shape has is never null in its calls: typed as required.
+        const absent = absentIn(shape);
+        const b = bindSql(binding.prepare(text, schema), (num, n) => binding.placeholder(num, absent.includes(n) ? params[n]! : { ...params[n]!, required: true }));
+        const run = withOnlyWhatIsRead(splitClickHouseWith(b.sql));
+        return { run, sql: limit.wrap(run), bind: valuesFor(b.names) };
+      });
   const statementFor = (values: Readonly<Record<string, string | null>>) => {
     let shape = 0;
-    shapes.params.forEach((n, i) => (shape |= values[n] === null || values[n] === undefined ? 1 << i : 0));
+    shaped.forEach((n, i) => (shape |= (values[n] ?? null) === null ? 1 << i : 0));
     const call = calls[shape]!;
     return { sql: call.sql, params: call.bind(values) };
   };
@@ -217,7 +219,7 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     probes.push({ sql: probeOf(composeSandboxed(sandbox, everyCte).sql), params: samples });
   }
   // Each folded statement as well: the store checks what folding made, at start-up with the rest.
-  if (calls.length > 1) {
+  if (shapes !== null) {
     for (const [shape, call] of calls.entries()) {
       probes.push({ sql: probeOf(call.run), params: call.bind({ ...sampleValues, ...Object.fromEntries(absentIn(shape).map((n) => [n, null])) }) });
     }

@@ -20,11 +20,12 @@ export interface StoreBinding {
   value(spec: ParamSpec, value: string | null): string | null;
   /**
    * The statement per call shape: `texts[mask]` for the optional parameters `params[i]` absent where
-   * bit i of mask is set. One text where the store folds `(@p is null or …)` itself when it plans a
-   * call with its values (PostgreSQL); on ClickHouse, which plans it as written, one per set of
-   * absent parameters (clickhouse-optional.ts).
+   * bit i of mask is set; on ClickHouse, which plans `(@p is null or …)` as written, one per set of
+   * absent parameters (clickhouse-optional.ts). Null where there is one statement for every call:
+   * PostgreSQL folds the filter itself when it plans a call with its values, and a ClickHouse
+   * statement may have no such filter (or more than it folds).
    */
-  shapes(text: string, optional: (name: string) => boolean): CallShapes;
+  shapes(text: string, optional: (name: string) => boolean): CallShapes | null;
 }
 
 export interface CallShapes {
@@ -43,7 +44,7 @@ export const STORE_BINDINGS: Readonly<Record<StoreDialect, StoreBinding>> = Obje
     prepare: (text: string) => text,
     placeholder: (num: number) => `$${num}`,
     value: (_spec: ParamSpec, value: string | null) => value,
-    shapes: (text: string) => ({ params: [], texts: [text] }),
+    shapes: () => null,
   }),
   clickhouse: Object.freeze({
     dialect: 'clickhouse',
@@ -52,9 +53,9 @@ export const STORE_BINDINGS: Readonly<Record<StoreDialect, StoreBinding>> = Obje
     prepare: (text: string, schema: string) => text.replaceAll('{db}', `\`${schema}\``),
     placeholder: (num: number, spec: ParamSpec) => `{p${num}:${spec.required ? CLICKHOUSE_TYPES[spec.type] : `Nullable(${CLICKHOUSE_TYPES[spec.type]})`}}`,
     value: (spec: ParamSpec, value: string | null) => (value !== null && spec.type === 'timestamp' ? clickhouseTimestamp(value) : value),
-    shapes(text: string, optional: (name: string) => boolean): CallShapes {
+    shapes(text: string, optional: (name: string) => boolean): CallShapes | null {
       const params = foldableParams(text).filter(optional);
-      if (params.length > MAX_FOLDED_PARAMS) return { params: [], texts: [text] };
+      if (params.length === 0 || params.length > MAX_FOLDED_PARAMS) return null;
       const texts = Array.from({ length: 2 ** params.length }, (_, mask) => foldOptional(text, new Set(params.filter((_, i) => mask & (1 << i)))));
       return { params, texts };
     },

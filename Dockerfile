@@ -5,6 +5,8 @@
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
+# Marks the build stage's image, so scripts/image/build.sh can remove it after the build.
+LABEL saved-query-endpoints.stage=build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # An optional build secret `ca` (a CA bundle) for builds behind a TLS-inspecting proxy.

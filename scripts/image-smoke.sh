@@ -3,12 +3,11 @@
 # loopback port, wait for /health, call a stored query with the token it prints, check 401 without
 # one and /ready, stop it with SIGTERM (exit 0 within the drain), remove it. Prints the image size,
 # the time from `run` to the first answered query, and how long the whole run took.
-# Uses rootful podman (a container runtime that runs on these machines); NODE_IMAGE overrides the
-# base image, otherwise one is made locally (scripts/image/base-image.sh: no registry is reachable).
+# Builds with scripts/image/build.sh, the script the README gives operators without a registry
+# (rootful podman; NODE_IMAGE overrides the base image, otherwise one is made locally).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-source scripts/image/podman-env.sh
-source scripts/image/base-image.sh
+source scripts/image/build.sh
 
 started=$SECONDS
 tag="localhost/saved-query-endpoints:smoke"
@@ -23,12 +22,9 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "image: FAILED: $*" >&2; podman logs "$name" 2>&1 | tail -n 30 >&2 || true; exit 1; }
 
-node_image="${NODE_IMAGE:-$(base_image)}"
-echo "image: building $tag on $node_image"
-secret=()
-ca="${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}"
-[[ -s "$ca" ]] && secret=(--secret "id=ca,src=$ca")
-podman build --quiet --format docker --build-arg "NODE_IMAGE=$node_image" "${secret[@]}" -t "$tag" . >/dev/null
+build_image "$tag"
+dangling=$(podman images --quiet --filter label=saved-query-endpoints.stage=build | wc -l)
+[[ "$dangling" == 0 ]] || fail "the build left $dangling build-stage image(s) behind"
 size=$(podman image inspect "$tag" --format '{{.Size}}')
 healthcheck=$(podman image inspect "$tag" --format '{{json .Config.Healthcheck}}')
 [[ "$healthcheck" == *"/health"* ]] || fail "the image has no HEALTHCHECK on /health ($healthcheck)"

@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { readBlocks } from '../scripts/docs/blocks.ts';
 import { QUERIES_DIR } from '../src/ops/config.ts';
 import type { Service } from '../src/service.ts';
 import { pgliteFactory, type TestStore } from './support/engines.ts';
@@ -61,11 +62,12 @@ describe('README and docs', () => {
   });
 });
 
-/** The files docs/stored-queries.md prints under `<!-- file: name -->`. */
+/** The files docs/stored-queries.md tells the reader to write (`<!-- docs-test: write sql/queries/<name> -->`). */
 function exampleFiles(): Map<string, string> {
-  const page = readFileSync(join(ROOT, 'docs/stored-queries.md'), 'utf8');
   const files = new Map<string, string>();
-  for (const m of page.matchAll(/<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```/g)) files.set(m[1]!, m[2]!);
+  for (const b of readBlocks('docs/stored-queries.md', readFileSync(join(ROOT, 'docs/stored-queries.md'), 'utf8'))) {
+    if (b.action.kind === 'write') files.set(basename(b.action.path), `${b.text}\n`);
+  }
   return files;
 }
 

@@ -1,6 +1,7 @@
 /**
- * The service as `npm start` runs it: package.json's start script is `[NAME=value …] node [flags]
- * <build>.js` after the `prestart` build, so benches and the process tests build first and run
+ * The service as `npm start` runs it: package.json's start script is `[NAME=value …] exec node [flags]
+ * <build>.js` after the `prestart` build (`exec`, so that a signal to npm reaches node and not only
+ * the `sh -c` npm runs the script in: npm forwards SIGTERM to its child, sh would not pass it on), so benches and the process tests build first and run
  * that file with that environment and those flags, never the TypeScript sources.
  */
 import { execFileSync } from 'node:child_process';
@@ -20,8 +21,8 @@ export interface NpmStart {
 /** The environment, node flags and script of package.json's start script, without building. */
 export function npmStartFlags(): NpmStart {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts?: Record<string, string> };
-  const m = /^((?:[A-Z_][A-Z0-9_]*=\S*\s+)*)node\s+(.*?)\s*(\S+\.js)$/.exec(pkg.scripts?.start?.trim() ?? '');
-  if (m === null) throw new Error(`package.json's start script is not "[NAME=value …] node [flags] <file>.js": ${pkg.scripts?.start}`);
+  const m = /^((?:[A-Z_][A-Z0-9_]*=\S*\s+)*)exec\s+node\s+(.*?)\s*(\S+\.js)$/.exec(pkg.scripts?.start?.trim() ?? '');
+  if (m === null) throw new Error(`package.json's start script is not "[NAME=value …] exec node [flags] <file>.js": ${pkg.scripts?.start}`);
   const env = Object.fromEntries(m[1]!.split(/\s+/).filter(Boolean).map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
   return { env, nodeArgs: m[2]!.split(/\s+/).filter(Boolean), script: m[3]! };
 }

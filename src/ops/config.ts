@@ -91,23 +91,23 @@ interface Setting {
 
 /**
  * Every setting the service reads, in one table: readConfig takes defaults and bounds from here,
- * and the README's configuration table is this table (test/config.test.ts checks they agree).
+ * and docs/configuration.md's table is this table (test/config.test.ts checks they agree).
  */
 export const SETTINGS = Object.freeze({
   PORT: { default: '4000', range: [0, 65535], help: 'listen port (0 = any free port)' },
   HOST: { default: '127.0.0.1', help: 'listen address' },
   DATABASE_URL: { default: '–', help: 'PostgreSQL to read from; without it the embedded store is used' },
-  CLICKHOUSE_URL: { default: '–', help: 'ClickHouse to read from instead of PostgreSQL: `http(s)://user:password@host:8123` (database `LOG_SCHEMA`), or `embedded` for ClickHouse in-process through the optional package `chdb` ([docs/clickhouse.md](docs/clickhouse.md)); not with `DATABASE_URL`' },
+  CLICKHOUSE_URL: { default: '–', help: 'ClickHouse to read from instead of PostgreSQL: `http(s)://user:password@host:8123` (database `LOG_SCHEMA`), or `embedded` for ClickHouse in-process through the optional package `chdb` ([docs/clickhouse.md](clickhouse.md)); not with `DATABASE_URL`' },
   LOG_SCHEMA: { default: 'logs', help: 'schema holding the log tables (lowercase identifier)' },
   ACCESS_TOKENS: { default: '–', help: 'comma-separated tokens (at least 16 characters each, or `sha256:<hex>`); each may call every stored query' },
-  ACCESS_TOKENS_FILE: { default: '–', help: 'file of tokens, optionally hashed and scoped to stored queries ([format](#access-tokens-and-scopes))' },
+  ACCESS_TOKENS_FILE: { default: '–', help: 'file of tokens, optionally hashed and scoped to stored queries ([format](operating.md#access-tokens-and-scopes))' },
   METRICS_TOKEN: { default: '–', help: 'token `GET /metrics` requires (plain or `sha256:<hex>`); unset: any unscoped access token' },
   DATA_DIR: { default: '–', help: 'directory of the embedded store; unset: a temporary directory, removed when the service stops' },
   EMBEDDED_MEMORY_MB: { default: '256', range: [160, 2048], help: 'memory the embedded store\'s PostgreSQL may use (MiB of WASM memory, 128 of them from the start); a statement needing more fails with 400 `resource_limit`' },
   SEED_ROWS: { default: '5000', range: [0, 10_000_000], help: 'edge rows of demo data written to an empty embedded store (others proportional)' },
   STATEMENT_TIMEOUT_MS: { default: '15000', range: [1, 3_600_000], help: 'per statement, enforced by PostgreSQL (the embedded engine: by replacing its worker)' },
   CALLER_STATEMENT_TIMEOUT_MS: { default: '5000', range: [1, 3_600_000], help: 'statement timeout for calls with caller `sql` or a regular-expression parameter (at most `STATEMENT_TIMEOUT_MS`)' },
-  MAX_QUEUED_PER_TOKEN: { default: 'the larger of 100 and 4 × `POOL_MAX`', range: [0, 100_000], help: 'calls one token may have waiting for a connection (uncached calls, cache misses, ingest batches); one more is answered 429 with `Retry-After` ([queueing](#limits-and-fair-queueing))' },
+  MAX_QUEUED_PER_TOKEN: { default: 'the larger of 100 and 4 × `POOL_MAX`', range: [0, 100_000], help: 'calls one token may have waiting for a connection (uncached calls, cache misses, ingest batches); one more is answered 429 with `Retry-After` ([queueing](../README.md#limits-and-fair-queueing))' },
   QUEUE_TIMEOUT_MS: { default: '10000', range: [1, 600_000], help: 'longest a call waits for a connection: then 429 if its token\'s own statements fill its share, else 503 `overloaded`' },
   MAX_RESULT_BYTES: { default: '16777216', range: [1024, 2 ** 31 - 1], help: 'largest result a call may produce (400 `result_too_large` beyond)' },
   POOL_MAX: { default: '10', range: [1, 1000], help: 'connections to `DATABASE_URL`' },
@@ -126,17 +126,17 @@ export const SETTINGS = Object.freeze({
   DRAIN_TIMEOUT_MS: { default: '8000', range: [0, 600_000], help: 'on SIGTERM/SIGINT, how long in-flight requests may still take' },
   QUERIES_DIR: { default: '`sql/queries`', help: 'directory of stored queries (`<name>.json` + `<name>.sql`)' },
   LOG_LEVEL: { default: 'info', help: '`debug`, `info`, `warn`, `error`, `silent` (JSON lines)' },
-  INGEST_TOKENS: { default: '–', help: 'comma-separated tokens (same forms as `ACCESS_TOKENS`) that may ingest logs at `POST /api/logs` and nothing else; unset: ingest is off ([ingest](#ingest-logs-from-vector))' },
+  INGEST_TOKENS: { default: '–', help: 'comma-separated tokens (same forms as `ACCESS_TOKENS`) that may ingest logs at `POST /api/logs` and nothing else; unset: ingest is off ([ingest](../README.md#ingest-logs-from-vector))' },
   INGEST_DATABASE_URL: { default: '–', help: 'PostgreSQL the ingest writes through, as a role that may only insert into (and, with `RETENTION_DAYS`, delete from) the log tables; required with `DATABASE_URL` and `INGEST_TOKENS`. With a `CLICKHOUSE_URL` server: the `http(s)://` URL of a ClickHouse user that may only insert' },
   INGEST_MAX_BODY_BYTES: { default: '12000000', range: [1024, 256 * 1024 * 1024], help: 'ingest request body limit, after decompression (413 beyond)' },
   INGEST_POOL_MAX: { default: '2', range: [1, 100], help: 'connections to `INGEST_DATABASE_URL`' },
   RETENTION_DAYS: { default: '–', range: [1, 36_500], help: 'delete log rows older than this many days, in the background through the ingest connection; unset: keep everything' },
-  COMPAT: { default: '–', help: '`logflare`: answer as Logflare does for Supabase Studio and its other clients (BigQuery-dialect `sql`, Logflare\'s response shape, Studio\'s intervals; [details](#use-it-with-supabase-studio))' },
+  COMPAT: { default: '–', help: '`logflare`: answer as Logflare does for Supabase Studio and its other clients (BigQuery-dialect `sql`, Logflare\'s response shape, Studio\'s intervals; [details](../README.md#use-it-with-supabase-studio))' },
 } satisfies Record<string, Setting>);
 
 export type SettingName = keyof typeof SETTINGS;
 
-/** The configuration table as Markdown (the README's copy is checked against it). */
+/** The configuration table as Markdown (docs/configuration.md's copy is checked against it). */
 export function settingsTable(): string {
   const rows = Object.entries(SETTINGS).map(([name, s]: [string, Setting]) => `| \`${name}\` | ${s.default} | ${s.help} |`);
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');

@@ -218,7 +218,7 @@ export function parseParamDeclarations(raw: unknown, fail: (problem: string) => 
     for (const key of Object.keys(spec)) {
       if (!fields.includes(key)) {
         const near = closest(key, fields);
-        fail(`parameter "${name}": unknown field "${key}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; a ${type} parameter has ${fields.join(', ')}`);
+        fail(`parameter "${name}": unknown field "${key}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; ${/^[aeiou]/.test(String(type)) ? 'an' : 'a'} ${type} parameter has ${fields.join(', ')}`);
       }
     }
     if (typeof spec.required !== 'boolean') fail(`parameter "${name}": "required" must be true or false`);

@@ -6,12 +6,12 @@ import { closest } from '../did-you-mean.ts';
 import { parseParamDeclarations, REQUEST_KEYS, sampleValue, unknownParamPolicy, type ParamSpec, type UnknownParams } from './params.ts';
 import type { SqlParser } from './sandbox/sql-parser.ts';
 import type { Compat } from '../ops/config.ts';
-import { prepareSandbox, type SandboxTemplate } from './sandbox/stored-statement.ts';
+import { prepareSandbox, tablesRead, type SandboxTemplate } from './sandbox/stored-statement.ts';
 import { bindSql, type BoundSql } from './sql-bind.ts';
 import { splitClickHouseWith, withOnlyWhatIsRead, type ClickHouseWith } from './clickhouse-with.ts';
 import { composeSandboxed } from './sandbox/compose.ts';
 import { clickhouseSandbox, storedCteColumns } from './clickhouse/compose-clickhouse.ts';
-import { quoteIdent } from '../store/schema.ts';
+import { quoteIdent, STORE_TABLES } from '../store/schema.ts';
 import { randomUUID } from 'node:crypto';
 import type { ResultColumns, StoreDialect } from '../store/engine.ts';
 import { STORE_BINDINGS, type StoreBinding } from './store-binding.ts';
@@ -112,7 +112,7 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
   try {
     def = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   } catch (err) {
-    return fail(`not valid JSON (${(err as Error).message})`);
+    return fail(`not valid JSON${jsonErrorAt(readFileSync(file, 'utf8'), (err as Error).message)} (${(err as Error).message})`);
   }
   if (typeof def !== 'object' || def === null || Array.isArray(def)) return fail('must be a JSON object');
   for (const key of Object.keys(def)) {
@@ -163,6 +163,22 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     bound = bindSql(binding.prepare(statement.text, schema), (num, name) => (params[name] === undefined ? `@${name}` : binding.placeholder(num, params[name]!)));
   } catch (err) {
     return fail(`${statement.name}: ${(err as Error).message}`);
+  }
+  // A table the log store does not have is the statement's mistake (a typo, another database's
+  // table), not the store's: refused here, naming it, rather than reported by /ready as a schema to apply.
+  if (binding.dialect === 'postgresql') {
+    let read: string[] = [];
+    try {
+      read = tablesRead(parser, bound.sql);
+    } catch (err) {
+      fail(`${statement.name} is not valid SQL: ${(err as Error).message}`);
+    }
+    for (const table of read) {
+      const name = table.startsWith(`${schema}.`) ? table.slice(schema.length + 1) : table;
+      if (STORE_TABLES.includes(name)) continue;
+      const near = closest(name, STORE_TABLES);
+      fail(`${statement.name} reads "${table}", which is not a table of the log store${near === undefined ? '' : ` (did you mean ${near}?)`}; it has ${STORE_TABLES.join(', ')} in schema "${schema}" (docs/log-store.md)`);
+    }
   }
   let sandbox: SandboxTemplate | null = null;
   // What a stored call runs: on ClickHouse, the statement with only the CTEs its final SELECT reads.
@@ -284,6 +300,15 @@ function clickhouseStatement(bound: BoundSql, pg: { name: string; text: string }
     }
   }
   return { runSql: withOnlyWhatIsRead(split), sandbox: undefined };
+}
+
+/** ` at line L, column C` of the offset JSON.parse's message gives, or nothing when it gives none. */
+function jsonErrorAt(text: string, message: string): string {
+  const m = /at position (\d+)/.exec(message);
+  if (m === null) return '';
+  const before = text.slice(0, Number(m[1]));
+  const line = before.split('\n').length;
+  return ` at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
 }
 
 /** The fields a stored query's `.json` may have (docs/stored-queries.md). */

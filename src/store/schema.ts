@@ -16,6 +16,9 @@ export const LOG_TABLES = [
 
 export type LogTable = (typeof LOG_TABLES)[number];
 
+/** Every table sql/schema.sql makes: the log tables and usage.api-counts' rollup. A stored statement reads only these. */
+export const STORE_TABLES: readonly string[] = [...LOG_TABLES, 'edge_request_urls', 'edge_request_counts', 'edge_request_host_counts'];
+
 /**
  * The triggers on edge_logs that keep usage.api-counts' rollup (sql/schema.sql). Named here for
  * what must remove them: the bench's no-rollup baseline and the test of a store built before them.

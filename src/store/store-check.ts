@@ -58,6 +58,21 @@ export class StoreCheck {
   }
 
   /**
+   * What the last completed check of every stored query found, or undefined while one has never
+   * completed. /ready answers from it when the probes wait behind callers' statements for longer
+   * than it may take: a busy database is not a store that lacks something.
+   */
+  lastKnown(): readonly StoreProblem[] | undefined {
+    const found: StoreProblem[] = [];
+    for (const q of this.queries) {
+      const state = this.states.get(q);
+      if (state === undefined || state.at === -Infinity) return undefined;
+      found.push(...state.problems);
+    }
+    return found;
+  }
+
+  /**
    * One stored query's problems, probed again unless it was within the last second (or `fresh`);
    * concurrent askers share one probe. A database that cannot be reached rejects (its caller maps
    * that to 503).

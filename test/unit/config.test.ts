@@ -94,9 +94,9 @@ test('a variable within two edits of a setting (one for short names) is warned a
   assert.deepEqual(readConfig({}).warnings, []);
 });
 
-test('the README configuration table is the settings table of config.ts', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  assert.ok(readme.includes(settingsTable()), 'README.md must contain settingsTable() verbatim (npx tsx scripts/settings-table.ts prints it)');
+test('the configuration table of docs/configuration.md is the settings table of config.ts', () => {
+  const page = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+  assert.ok(page.includes(settingsTable()), 'docs/configuration.md must contain settingsTable() verbatim (npx tsx scripts/settings-table.ts prints it)');
 });
 
 test('MAX_QUEUED_PER_TOKEN defaults to the larger of 100 and 4 × POOL_MAX, and may be set', () => {

@@ -59,6 +59,9 @@ const BAD: [string, Record<string, unknown>, string, RegExp][] = [
   ['a column type', { ...GOOD, columns: { n: 'int' } }, 'select @p', /"columns": "n" must be one of string, text, timestamp, integer, number, boolean, object, array, got "int"/],
   ['sandboxing not a boolean', { ...GOOD, sandboxing: 'yes' }, 'select @p', /"sandboxing" must be true or false, got "yes"/],
   ['id shows its expected form', { ...GOOD, id: 'abc' }, 'select @p', /"id" must be a lowercase UUID such as [0-9a-f-]{36}, got "abc"/],
+  ['a table the log store does not have (regression: a typo made /ready say "apply the schema")', GOOD, 'select @p from edge_log', /a\.b\.sql reads "edge_log", which is not a table of the log store \(did you mean edge_logs\?\); it has edge_logs, /],
+  ['a table in another schema', GOOD, 'select @p from public.users', /a\.b\.sql reads "public\.users", which is not a table of the log store/],
+  ['a statement that does not parse', GOOD, 'select @p from', /a\.b\.sql is not valid SQL: syntax error/],
   ['a misspelt parameter field', { ...GOOD, params: { p: { type: 'integer', required: true, mx: 5 } } }, 'select @p', /parameter "p": unknown field "mx" \(did you mean "max"\?\)/],
 ];
 for (const [name, def, sql, message] of BAD) {
@@ -69,6 +72,20 @@ for (const [name, def, sql, message] of BAD) {
     assert.throws(() => loadRegistry(dir, parser), (err: unknown) => err instanceof DefinitionError && err.message.includes(dir) && message.test(err.message));
   });
 }
+
+test('a table of the store, its own CTEs and the log schema qualified are what a stored statement may read', () => {
+  const dir = tempDir('registry-');
+  writeFileSync(join(dir, 'a.b.json'), JSON.stringify(GOOD));
+  writeFileSync(join(dir, 'a.b.sql'), 'with recent as (select * from logs.edge_logs where project = @p) select r.id from recent r join auth_logs a using (id) join edge_request_counts c on true');
+  assert.equal(loadRegistry(dir, parser).all.length, 1);
+});
+
+test('a JSON syntax error in a definition names its line and column', () => {
+  const dir = tempDir('registry-');
+  writeFileSync(join(dir, 'a.b.json'), '{\n  "id": "11111111-2222-3333-4444-555555555555",\n  "name": "a.b"\n  "maxRows": 10\n}\n');
+  writeFileSync(join(dir, 'a.b.sql'), 'select 1');
+  assert.throws(() => loadRegistry(dir, parser), /a\.b\.json: not valid JSON at line 4, column 3 \(/);
+});
 
 test('each stored query carries its store probes: the statement, and with sandboxing every CTE, planned with no row produced', () => {
   const r = loadRegistry(QUERIES_DIR, parser);

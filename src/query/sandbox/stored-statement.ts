@@ -90,3 +90,28 @@ function paramNumbers(value: unknown, found = new Set<number>()): Set<number> {
   }
   return found;
 }
+
+/**
+ * The tables a statement reads that are not CTEs of its own: `[schema.]name` of every RangeVar
+ * whose name no WITH clause anywhere in it defines (a stored statement is trusted, so scoping more
+ * finely than that only matters for the sandbox). Throws the parser's error for SQL that does not parse.
+ */
+export function tablesRead(parser: SqlParser, sql: string): string[] {
+  const ctes = new Set<string>();
+  const tables: { schema: string | undefined; name: string }[] = [];
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(visit);
+    if (v === null || typeof v !== 'object') return;
+    for (const [key, child] of Object.entries(v as Json)) {
+      const body = child as Json;
+      if (key === 'CommonTableExpr' && typeof body['ctename'] === 'string') ctes.add(body['ctename']);
+      if (key === 'RangeVar' && typeof body['relname'] === 'string') {
+        tables.push({ schema: typeof body['schemaname'] === 'string' ? body['schemaname'] : undefined, name: body['relname'] });
+      }
+      visit(child);
+    }
+  };
+  visit(parser.parse(sql));
+  const read = tables.filter((t) => t.schema !== undefined || !ctes.has(t.name)).map((t) => (t.schema === undefined ? t.name : `${t.schema}.${t.name}`));
+  return [...new Set(read)];
+}

@@ -113,9 +113,13 @@
       if (p.type === 'integer') input.setAttribute('step', '1');
     }
     if (p.required) input.required = true;
+    // The stored query's example value (the demo data's project), ready to run.
+    if (p.example !== undefined && p.type !== 'timestamp') input.value = p.example;
     input.dataset.type = p.type;
     label.append(input);
-    if (p.description) label.append(el('small', null, p.description + (p.type === 'timestamp' ? ' (your local time)' : '')));
+    // The form takes local time and sends UTC; the description speaks of the API, where no offset means UTC.
+    var note = p.type === 'timestamp' ? 'Entered here in your local time, sent as UTC.' : '';
+    if (p.description || note) label.append(el('small', null, [p.description, note].filter(Boolean).join(' ')));
     return label;
   }
 
@@ -144,7 +148,10 @@
     $('run').disabled = true;
     $('older').disabled = true;
     return call(path).then(function (r) {
-      showMeta(r.res, r.body);
+      var rows = r.res.ok ? r.body.result : null;
+      // Older rows start at the oldest row shown (inclusive): rows already shown are left out, and said so.
+      var fresh = rows && older ? rows.filter(function (row) { return !state.seen.has(row.id); }) : rows;
+      showMeta(r.res, r.body, fresh);
       showCurl(path);
       if (!r.res.ok) {
         clearRows();
@@ -153,14 +160,12 @@
         return;
       }
       $('error').hidden = true;
-      var rows = r.body.result;
-      if (older) rows = rows.filter(function (row) { return !state.seen.has(row.id); });
       if (!older) state.seen = new Set();
-      rows.forEach(function (row) { if (row.id !== undefined) state.seen.add(row.id); });
+      fresh.forEach(function (row) { if (row.id !== undefined) state.seen.add(row.id); });
       state.params = params;
-      showRows(rows, q);
-      showChart(rows, q);
-      showOlder(rows, q);
+      showRows(fresh, q);
+      showChart(fresh, q);
+      showOlder(fresh, rows.length, q);
     }, function (err) {
       $('error').textContent = 'The service did not answer: ' + err.message;
       $('error').hidden = false;
@@ -170,11 +175,14 @@
     });
   }
 
-  function showMeta(res, body) {
+  function showMeta(res, body, shown) {
     var meta = $('meta');
     meta.replaceChildren();
     var items = [['Status', res.status + ' ' + res.statusText]];
-    if (body && body.result) items.push(['Rows', String(body.result.length) + (res.headers.get('X-Result-Truncated') ? ' (truncated)' : '')]);
+    if (shown) {
+      var repeated = body.result.length - shown.length;
+      items.push(['Rows', String(shown.length) + (repeated > 0 ? ' new (' + repeated + ' already shown)' : '') + (res.headers.get('X-Result-Truncated') ? ' (truncated)' : '')]);
+    }
     ['Cache-Status', 'Server-Timing', 'X-Request-Id'].forEach(function (h) {
       var v = res.headers.get(h);
       if (v !== null) items.push([h, v]);
@@ -280,9 +288,10 @@
   }
 
   /** Older rows: the same call ending at the oldest row shown (inclusive), rows already shown left out. */
-  function showOlder(rows, q) {
+  /** Offered only after a full answer (as many rows as one call returns): a shorter one already holds the oldest. */
+  function showOlder(rows, answered, q) {
     var pages = q.parameters.some(function (p) { return p.name === 'iso_timestamp_end'; }) && q.columns.timestamp === 'timestamp' && q.columns.id !== undefined;
-    $('older').hidden = !(pages && rows.length > 0);
+    $('older').hidden = !(pages && rows.length > 0 && answered >= q.settings.rowsPerCall);
   }
 
   function older() {

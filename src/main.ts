@@ -40,14 +40,18 @@ async function serve(): Promise<void> {
   const names = service.registry.all.map((q) => q.name).join(', ');
   const scoped = config.accessTokens.filter((g) => g.scope !== null).length;
   const tokenNote = generated === null ? `; access tokens: ${grants.length}${scoped > 0 ? `, ${scoped} scoped` : ''}` : '';
+  const ingestNote = config.ingestTokens.length > 0 ? `ingest: on, ${config.ingestTokens.length} token${config.ingestTokens.length === 1 ? '' : 's'}` : 'ingest: off';
+  // Listening on every interface (the image's HOST=0.0.0.0): 0.0.0.0 is not an address to open.
+  const everywhere = ['0.0.0.0', '::'].includes(config.host);
+  const reachable = everywhere ? service.url.replace(/\/\/(?:0\.0\.0\.0|\[::\]):/, '//127.0.0.1:') : service.url;
   // One write: whoever reads the start-up line (a person, a supervisor, test/process.test.ts) gets
   // the generated token with it, never in a later chunk.
-  const started = [`saved-query endpoints listening on ${service.url} (engine: ${engine.name}; stored queries: ${names}${tokenNote})`];
+  const started = [`saved-query endpoints listening on ${service.url} (engine: ${engine.name}; stored queries: ${names}${tokenNote}; ${ingestNote})`];
   if (generated !== null) {
     started.push(`access token (generated for this run; set ACCESS_TOKENS to choose one): ${generated.token}`);
-    started.push(`try: curl -H 'X-API-KEY: ${generated.token}' '${service.url}/api/endpoints/query/logs.all?project=default'`);
+    started.push(`try: curl -H 'X-API-KEY: ${generated.token}' '${reachable}/api/endpoints/query/logs.all?project=default'`);
   }
-  started.push(`explorer: open ${service.url}/ in a browser`);
+  started.push(`explorer: open ${reachable}/ in a browser${everywhere ? " (from another machine: this host's address)" : ''}`);
   // Regression: the line was written before these handlers existed, and a supervisor (or
   // test/process.test.ts) that signals as soon as it reads the line killed the process outright.
   let stopping = false;

@@ -81,6 +81,10 @@ describe('the explorer page in Chromium', () => {
     await page.waitForSelector('button[data-query="logs.all"]');
     assert.deepEqual(await page.$$eval('#queries button', (bs) => bs.map((b) => b.textContent)), ['logs.all', 'usage.api-counts']);
     await page.click('button[data-query="logs.all"]');
+    // Regression: the form started empty though the demo store's project is "default" (the stored query's example).
+    assert.equal(await page.inputValue('input[name="project"]'), 'default');
+    // Regression: "(your local time)" under a description saying "UTC when no offset".
+    assert.match(await page.textContent('label:has(input[name="iso_timestamp_end"]) small') ?? '', /\(ISO 8601; UTC when no offset\)\. Entered here in your local time, sent as UTC\.$/);
     await page.fill('input[name="project"]', 'alpha');
     const answered = page.waitForResponse((r) => r.url().includes('/api/endpoints/query/logs.all'));
     await page.press('input[name="project"]', 'Enter');
@@ -110,7 +114,18 @@ describe('the explorer page in Chromium', () => {
     assert.equal(second[0], first.includes('r099') ? 'r100' : 'r099');
     const all = [...first, ...second].sort();
     assert.deepEqual(all, Array.from({ length: 199 }, (_, i) => `r${String(i).padStart(3, '0')}`), 'nothing skipped');
+    // Regression: the strip said "Rows 100" above a table of 99.
+    assert.equal(await page.textContent('dd[data-meta="Rows"]'), '99 new (1 already shown)');
     await shot('logs-all-older');
+    // A full answer again (100 rows), so older rows are still offered; the next one holds the rest,
+    // fewer than a call returns: nothing older exists, and the button goes (regression: it was
+    // offered under any answer, a 12-row one too).
+    assert.equal(await page.isHidden('#older'), false);
+    const last = page.waitForResponse((r) => r.url().includes('iso_timestamp_end'));
+    await page.click('#older');
+    await last;
+    await page.waitForFunction((left) => document.querySelector('dd[data-meta="Rows"]')?.textContent === `${left} new (1 already shown)`, ROWS - 199);
+    assert.equal(await page.isHidden('#older'), true);
   });
 
   test('usage.api-counts: the chart has one point per bucket for each count', async () => {

@@ -88,7 +88,8 @@ describe('the process', () => {
     const p = track(spawnMain({ PORT: '0', SEED_ROWS: '0', LOG_LEVEL: 'info' }));
     const url = await listening(p);
     const out = p.stdout();
-    assert.match(out, /saved-query endpoints listening on http:\/\/127\.0\.0\.1:\d+ \(engine: pglite; stored queries: logs\.all, usage\.api-counts\)\n/);
+    assert.match(out, /saved-query endpoints listening on http:\/\/127\.0\.0\.1:\d+ \(engine: pglite; stored queries: logs\.all, usage\.api-counts; ingest: off\)\n/);
+    assert.match(out, /\nexplorer: open http:\/\/127\.0\.0\.1:\d+\/ in a browser\n/);
     const token = /access token \(generated for this run; set ACCESS_TOKENS to choose one\): (\S+)\n/.exec(out)?.[1];
     assert.ok(token);
     const res = await fetch(`${url}/api/endpoints/query/logs.all?project=none`, { headers: { 'X-API-KEY': token } });
@@ -98,6 +99,18 @@ describe('the process', () => {
     const { code } = await p.exited;
     assert.equal(code, 0);
     assert.ok(jsonLines(p.stdout()).some((l) => l.msg === 'shut down' && l.signal === 'SIGINT'));
+  });
+
+  // Regression: in the container (HOST=0.0.0.0) it told the reader to open http://0.0.0.0:4000/.
+  test('listening on every interface: the start-up line says so, the lines to open and curl name 127.0.0.1; ingest on is said', async () => {
+    const p = track(spawnMain({ PORT: '0', HOST: '0.0.0.0', SEED_ROWS: '0', INGEST_TOKENS: `${TOKEN}-ingest` }));
+    await listening(p);
+    const out = p.stdout();
+    assert.match(out, /listening on http:\/\/0\.0\.0\.0:\d+ \(engine: pglite; stored queries: logs\.all, usage\.api-counts; ingest: on, 1 token\)\n/);
+    assert.match(out, /\ntry: curl -H 'X-API-KEY: \S+' 'http:\/\/127\.0\.0\.1:\d+\/api\/endpoints\/query\/logs\.all\?project=default'\n/);
+    assert.match(out, /\nexplorer: open http:\/\/127\.0\.0\.1:\d+\/ in a browser \(from another machine: this host's address\)\n/);
+    p.child.kill('SIGTERM');
+    assert.equal((await p.exited).code, 0);
   });
 
   // Regression: DATABSE_URL=… quietly started the demo store.

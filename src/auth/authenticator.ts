@@ -51,9 +51,9 @@ export function presentedToken(headers: IncomingHttpHeaders): string | null {
   return null;
 }
 
-/** The 401, with its challenge. */
-export function unauthorized(): HttpError {
-  return new HttpError('unauthorized', undefined, { headers: { 'WWW-Authenticate': 'Bearer realm="endpoints"' } });
+/** The 401, with its challenge; `message` says which kind of token the route takes (the table's default: an access token). */
+export function unauthorized(message?: string): HttpError {
+  return new HttpError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer realm="endpoints"' } });
 }
 
 /**
@@ -94,15 +94,27 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
     return Object.freeze({ mayCall: (q: StoredQuery) => ids.has(q.id), unscoped: false });
   });
   // Each kind of token does one thing: one of the other kind is told so (403), an unknown one 401.
-  const QUERY_KIND = { digests, otherKind: ingestDigests, wrongKind: 'This is an ingest token: it may only send logs (POST /api/logs). Queries take an access token (ACCESS_TOKENS).' };
-  const INGEST_KIND = { digests: ingestDigests, otherKind: digests, wrongKind: 'This is an access token: it may only query. Sending logs takes an ingest token (INGEST_TOKENS).' };
-  const METRICS_KIND = { digests: metricsDigests ?? [], otherKind: [], wrongKind: '' };
+  interface TokenKind {
+    digests: readonly Buffer[];
+    otherKind: readonly Buffer[];
+    wrongKind: string;
+    /** The 401's message when none of this kind is presented (undefined: the access-token one). */
+    missing: string | undefined;
+  }
+  const QUERY_KIND: TokenKind = { digests, otherKind: ingestDigests, wrongKind: 'This is an ingest token: it may only send logs (POST /api/logs). Queries take an access token (ACCESS_TOKENS).', missing: undefined };
+  const INGEST_KIND: TokenKind = {
+    digests: ingestDigests,
+    otherKind: digests,
+    wrongKind: 'This is an access token: it may only query. Sending logs takes an ingest token (INGEST_TOKENS).',
+    missing: 'A valid ingest token is required (one of INGEST_TOKENS, in X-API-KEY, Authorization: Bearer or the api_key parameter).',
+  };
+  const METRICS_KIND: TokenKind = { digests: metricsDigests ?? [], otherKind: [], wrongKind: '', missing: 'A valid metrics token is required (METRICS_TOKEN, in X-API-KEY or Authorization: Bearer).' };
   /** Index of `token` among its kind's grants; throws `forbidden` for a token of the other kind, else `unauthorized`. */
-  const match = (token: string | null, kind: typeof QUERY_KIND): number => {
+  const match = (token: string | null, kind: TokenKind): number => {
     const i = token === null ? -1 : matchDigest(token, kind.digests);
     if (i !== -1) return i;
     if (token !== null && matchDigest(token, kind.otherKind) !== -1) throw new HttpError('forbidden', kind.wrongKind);
-    throw unauthorized();
+    throw unauthorized(kind.missing);
   };
   // Tokens already matched → their grant: a hit skips the SHA-256 and the comparisons (every call
   // carries a token). Only valid tokens enter, so random ones cannot churn it; a miss still does

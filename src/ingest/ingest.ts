@@ -19,7 +19,8 @@ import type { TableStatements } from './statements.ts';
 
 /** What became of a request's events. */
 export interface IngestCounts {
-  accepted: number;
+  /** Events in the request. */
+  received: number;
   stored: number;
   duplicate: number;
   rejected: number;
@@ -58,7 +59,10 @@ export async function ingestEvents(deps: IngestDeps, table: LogTable, events: re
   events.forEach((event, i) => {
     const out = eventRow(event, now);
     if ('rejected' in out) reasons.push(`event ${i}: ${out.rejected}`);
-    else if (out.micros > now + FUTURE_LIMIT_MICROS) dropped++;
+    else if (out.micros > now + FUTURE_LIMIT_MICROS) {
+      dropped++;
+      reasons.push(`event ${i}: its timestamp is more than an hour ahead of this service's clock, so it is dropped (as Logflare drops it)`);
+    }
     else rows.push(out.row);
   });
   let stored = 0;
@@ -82,13 +86,20 @@ export async function ingestEvents(deps: IngestDeps, table: LogTable, events: re
     }
   }
   // What the database stored nothing for, without refusing it, was already there (the same id).
-  return { counts: { accepted: events.length, stored, duplicate: rows.length - refused - stored, rejected: reasons.length, dropped }, reasons };
+  return { counts: { received: events.length, stored, duplicate: rows.length - refused - stored, rejected: reasons.length - dropped, dropped }, reasons };
 }
 
-/** The 406 for a call that rejected some events (the others were stored), with its counts. */
+/** Whether some events of a call were not stored (rejected, or dropped as too far in the future): answered 406. */
+export function someNotStored({ counts }: IngestOutcome): boolean {
+  return counts.rejected + counts.dropped > 0;
+}
+
+/** The 406 for a call that stored some events or none but not all, with its counts. */
 export function eventsRejected({ counts, reasons }: IngestOutcome): HttpError {
   const shown = reasons.slice(0, REASONS_SHOWN).join('; ');
-  return new HttpError('events_rejected', `${counts.rejected} of ${counts.accepted} events were rejected and the others stored: ${shown}${reasons.length > REASONS_SHOWN ? '; …' : ''}.`, {
+  const kinds = [counts.rejected > 0 ? `${counts.rejected} rejected` : '', counts.dropped > 0 ? `${counts.dropped} dropped` : ''].filter(Boolean).join(', ');
+  const rest = counts.received - counts.rejected - counts.dropped;
+  return new HttpError('events_rejected', `${counts.rejected + counts.dropped} of ${counts.received} events were not stored (${kinds})${rest > 0 ? ` and the other ${rest} were` : ''}: ${shown}${reasons.length > REASONS_SHOWN ? '; …' : ''}.`, {
     details: { ...counts },
   });
 }

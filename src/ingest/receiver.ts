@@ -10,7 +10,7 @@ import { HttpError } from '../errors.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { LogWriter } from '../store/engine.ts';
-import { eventsRejected, ingestEvents, type IngestCounts } from './ingest.ts';
+import { eventsRejected, someNotStored, ingestEvents, type IngestCounts } from './ingest.ts';
 import { readEvents } from './ingest-body.ts';
 import { SOURCE_NAMES, tableOf } from './sources.ts';
 import type { TableStatements } from './statements.ts';
@@ -58,7 +58,7 @@ export function createIngest(opts: IngestOptions): Ingest {
       const { events, bytes, digest } = await readEvents(req, opts.maxBodyBytes);
       const outcome = await ingestEvents(deps, table, events, digest, owner, signal);
       metrics.observeIngest(table, outcome.counts, bytes);
-      if (outcome.counts.rejected > 0) throw eventsRejected(outcome);
+      if (someNotStored(outcome)) throw eventsRejected(outcome);
       return outcome.counts;
     },
   });

@@ -17,6 +17,8 @@ export interface ListedQuery {
   path: string;
   settings: {
     maxRows: number;
+    /** The most rows one call (without caller sql) returns: maxRows, or the statement's own LIMIT when lower. */
+    rowsPerCall: number;
     cachingSeconds: number | null;
     cacheWarmingSeconds: number | null;
     sandboxing: boolean;
@@ -37,6 +39,7 @@ export function describeQuery(q: StoredQuery): ListedQuery {
     path: queryPath(q),
     settings: {
       maxRows: q.maxRows,
+      rowsPerCall: q.rowsPerCall,
       cachingSeconds: q.cachingSeconds,
       cacheWarmingSeconds: q.cacheWarmingSeconds,
       sandboxing: q.sandboxing,

@@ -9,7 +9,7 @@ import type { PoolStats } from '../store/engine.ts';
 import type { QueryOutcome } from '../store/metered-engine.ts';
 import { QUEUE_CLASSES, type QueueClass, type QueueObserver, type QueueRejection, type QueueStats } from '../queue/fair-queue.ts';
 
-export const INGEST_OUTCOMES = ['accepted', 'stored', 'duplicate', 'rejected', 'dropped'] as const;
+export const INGEST_OUTCOMES = ['received', 'stored', 'duplicate', 'rejected', 'dropped'] as const;
 export type IngestOutcome = (typeof INGEST_OUTCOMES)[number];
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -134,7 +134,7 @@ export class Metrics {
     family('endpoints_queue_rejections_total', 'counter', 'Calls refused by the queue, by class and reason (token_queue_full: 429; queue_full: 503; queue_timeout: 429 or 503).', this.queueRejections.lines('endpoints_queue_rejections_total'));
     family('endpoints_queue_abandoned_total', 'counter', 'Calls whose caller went away while they waited, by class.', this.queueAbandoned.lines('endpoints_queue_abandoned_total'));
 
-    family('endpoints_ingest_events_total', 'counter', 'Ingested events by table and outcome: accepted (received), stored, duplicate (id already stored), rejected, dropped (over an hour in the future).', this.ingestEvents.lines('endpoints_ingest_events_total'));
+    family('endpoints_ingest_events_total', 'counter', 'Ingested events by table and outcome: received, stored, duplicate (id already stored), rejected, dropped (over an hour in the future).', this.ingestEvents.lines('endpoints_ingest_events_total'));
     family('endpoints_ingest_bytes_total', 'counter', 'Ingest request body bytes (decompressed) by table.', this.ingestBytes.lines('endpoints_ingest_bytes_total'));
 
     family('process_start_time_seconds', 'gauge', 'Start time of the process since the Unix epoch in seconds.', single('process_start_time_seconds', this.startedAtSeconds));

@@ -87,7 +87,7 @@ function paramDescription(spec: ParamSpec): string {
 function queryPathItem(q: StoredQuery): Json {
   const queryParams: Json[] = q.paramOrder.map((name) => {
     const spec = q.params[name]!;
-    return { name, in: 'query', required: spec.required, description: paramDescription(spec), schema: paramSchema(spec) };
+    return { name, in: 'query', required: spec.required, description: paramDescription(spec), schema: paramSchema(spec), ...(spec.example === undefined ? {} : { example: spec.example }) };
   });
   if (q.sandboxing) queryParams.push({ $ref: '#/components/parameters/Sql' });
   const parameters = [...queryParams, { $ref: '#/components/parameters/Format' }, { $ref: '#/components/parameters/RedactPii' }, { $ref: '#/components/parameters/IfNoneMatch' }];

@@ -3,13 +3,20 @@ import { HttpError } from '../errors.ts';
 import type { Compat } from '../ops/config.ts';
 
 /** A declared parameter of a stored query (from its settings file; docs/stored-queries.md). */
+/** `example`: a value to show a caller (the explorer fills it in), checked like a request's at start-up. */
+interface Described {
+  required: boolean;
+  description?: string;
+  example?: string;
+}
+
 export type ParamSpec =
-  | { type: 'string'; required: boolean; description?: string }
-  | { type: 'regex'; required: boolean; description?: string }
-  | { type: 'timestamp'; required: boolean; description?: string }
-  | { type: 'enum'; required: boolean; values: readonly string[]; description?: string }
-  | { type: 'integer' | 'number'; required: boolean; min?: number; max?: number; description?: string }
-  | { type: 'boolean'; required: boolean; description?: string };
+  | ({ type: 'string' } & Described)
+  | ({ type: 'regex' } & Described)
+  | ({ type: 'timestamp' } & Described)
+  | ({ type: 'enum'; values: readonly string[] } & Described)
+  | ({ type: 'integer' | 'number'; min?: number; max?: number } & Described)
+  | ({ type: 'boolean' } & Described);
 
 export const PARAM_TYPES = ['string', 'regex', 'timestamp', 'enum', 'integer', 'number', 'boolean'] as const;
 
@@ -194,13 +201,13 @@ const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The fields a parameter declaration of each type may have. */
 const PARAM_FIELDS: Readonly<Record<(typeof PARAM_TYPES)[number], readonly string[]>> = {
-  string: ['type', 'required', 'description'],
-  regex: ['type', 'required', 'description'],
-  timestamp: ['type', 'required', 'description'],
-  boolean: ['type', 'required', 'description'],
-  enum: ['type', 'required', 'description', 'values', 'logflareValues'],
-  integer: ['type', 'required', 'description', 'min', 'max'],
-  number: ['type', 'required', 'description', 'min', 'max'],
+  string: ['type', 'required', 'description', 'example'],
+  regex: ['type', 'required', 'description', 'example'],
+  timestamp: ['type', 'required', 'description', 'example'],
+  boolean: ['type', 'required', 'description', 'example'],
+  enum: ['type', 'required', 'description', 'example', 'values', 'logflareValues'],
+  integer: ['type', 'required', 'description', 'example', 'min', 'max'],
+  number: ['type', 'required', 'description', 'example', 'min', 'max'],
 };
 
 /** Parse the `params` object of a settings file; `fail` raises a definition error naming the file. */
@@ -249,6 +256,15 @@ export function parseParamDeclarations(raw: unknown, fail: (problem: string) => 
       out[name] = Object.freeze({ type, ...base, ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) });
     } else {
       out[name] = Object.freeze({ type: type as 'string' | 'regex' | 'timestamp' | 'boolean', ...base });
+    }
+    if (spec.example !== undefined) {
+      if (typeof spec.example !== 'string' || spec.example === '') fail(`parameter "${name}": "example" must be a non-empty string, as a caller would send it`);
+      try {
+        checkValue(name, out[name]!, spec.example as string);
+      } catch (err) {
+        fail(`parameter "${name}": "example" is not a value it accepts: ${(err as Error).message}`);
+      }
+      out[name] = Object.freeze({ ...out[name]!, example: spec.example as string });
     }
   }
   return Object.freeze(out);

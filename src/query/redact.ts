@@ -104,10 +104,30 @@ export function redactValue(v: unknown): unknown {
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) return redactArray(v);
   if (isPlainObject(v)) return redactObject(v);
-  // jsonb the engine left as text (encode.ts): parse it to look inside.
-  if (v instanceof RawJson) return redactValue(JSON.parse(v.text));
+  // jsonb the engine left as text (encode.ts): redacted in place, so it stays as PostgreSQL prints it.
+  if (v instanceof RawJson) return redactJsonText(v);
   // Dates, Buffers and other instances serialise without free text; leave them as they are.
   return v;
+}
+
+// A JSON string literal, and whether it is an object key (a `:` follows).
+const JSON_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+
+/**
+ * Redact the string values inside JSON text, leaving keys, numbers, spacing and order as they are
+ * (regression: redacted answers printed `metadata` compactly, unlike the jsonb the others print).
+ */
+function redactJsonText(raw: RawJson): RawJson {
+  let changed = false;
+  const text = raw.text.replace(JSON_STRING, (literal: string, key: string | undefined) => {
+    if (key !== undefined) return literal;
+    const before = JSON.parse(literal) as string;
+    const after = redactString(before);
+    if (after === before) return literal;
+    changed = true;
+    return JSON.stringify(after);
+  });
+  return changed ? new RawJson(text) : raw;
 }
 
 /** Redact every row; rows and nested values are copied only where something changed. */

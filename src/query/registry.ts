@@ -6,7 +6,7 @@ import { closest } from '../did-you-mean.ts';
 import { parseParamDeclarations, REQUEST_KEYS, sampleValue, unknownParamPolicy, type ParamSpec, type UnknownParams } from './params.ts';
 import type { SqlParser } from './sandbox/sql-parser.ts';
 import type { Compat } from '../ops/config.ts';
-import { prepareSandbox, tablesRead, type SandboxTemplate } from './sandbox/stored-statement.ts';
+import { clauseParams, literalLimit, prepareSandbox, tablesRead, type SandboxTemplate } from './sandbox/stored-statement.ts';
 import { bindSql, type BoundSql } from './sql-bind.ts';
 import { splitClickHouseWith, withOnlyWhatIsRead, type ClickHouseWith } from './clickhouse-with.ts';
 import { composeSandboxed } from './sandbox/compose.ts';
@@ -42,6 +42,10 @@ export interface StoredQuery {
   readonly paramOrder: readonly string[];
   /** The parameter a database "invalid regular expression" error is attributed to, if any. */
   readonly regexParam: string | undefined;
+  /** The most rows a call without caller sql returns: maxRows, or the statement's own literal LIMIT when lower. */
+  readonly rowsPerCall: number;
+  /** Parameters a data error that quotes no value is attributed to, by SQLSTATE (a negative LIMIT or OFFSET). */
+  readonly sqlstateParams: Readonly<Record<string, string>>;
   /** Result columns and their types, for the listing and OpenAPI. */
   readonly columns: Readonly<Record<string, ColumnType>>;
   /** The stored statement in the store's dialect with `@name` turned into `$n` (or `{pN:Type}`). */
@@ -164,6 +168,8 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
   } catch (err) {
     return fail(`${statement.name}: ${(err as Error).message}`);
   }
+  const sqlstateParams: Record<string, string> = {};
+  let rowsPerCall = maxRows as number;
   // A table the log store does not have is the statement's mistake (a typo, another database's
   // table), not the store's: refused here, naming it, rather than reported by /ready as a schema to apply.
   if (binding.dialect === 'postgresql') {
@@ -173,11 +179,24 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     } catch (err) {
       fail(`${statement.name} is not valid SQL: ${(err as Error).message}`);
     }
+    for (const [code, num] of Object.entries(clauseParams(parser, bound.sql))) {
+      const name = bound.names[num - 1];
+      if (name !== undefined) sqlstateParams[code] = name;
+    }
     for (const table of read) {
       const name = table.startsWith(`${schema}.`) ? table.slice(schema.length + 1) : table;
       if (STORE_TABLES.includes(name)) continue;
       const near = closest(name, STORE_TABLES);
       fail(`${statement.name} reads "${table}", which is not a table of the log store${near === undefined ? '' : ` (did you mean ${near}?)`}; it has ${STORE_TABLES.join(', ')} in schema "${schema}" (docs/log-store.md)`);
+    }
+  }
+  // The statement's own LIMIT, read from its PostgreSQL form (beside a ClickHouse one too: the same rows).
+  const pgText = binding.dialect === 'postgresql' ? bound.sql : read('.sql')?.text;
+  if (pgText !== undefined) {
+    try {
+      rowsPerCall = Math.min(rowsPerCall, literalLimit(parser, binding.dialect === 'postgresql' ? pgText : bindSql(pgText).sql) ?? Infinity);
+    } catch {
+      // A PostgreSQL statement that does not parse is refused where it is the one that runs.
     }
   }
   let sandbox: SandboxTemplate | null = null;
@@ -257,6 +276,8 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     requestKeys: def.sandboxing === true ? REQUEST_KEYS : [],
     paramOrder: Object.freeze(declared),
     regexParam: declared.find((n) => params[n]?.type === 'regex'),
+    sqlstateParams: Object.freeze(sqlstateParams),
+    rowsPerCall,
     columns: Object.freeze({ ...(columns as Record<string, ColumnType>) }),
     boundSql: runSql,
     bindOrder: Object.freeze([...bound.names]),

@@ -167,7 +167,7 @@ async function loadResult(engine: Engine, store: StoreCheck, s: Statement, signa
   try {
     rows = await engine.query(s.sql, s.params, { stored: !s.callerSql, ...(s.columns ? { columns: s.columns } : {}), ...(signal ? { signal } : {}), ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }) });
   } catch (err) {
-    throw (await store.callError(s.q, err, s.callerSql)) ?? mapDbError(err, { callerSql: s.callerSql, regexParam: s.q.regexParam, params: s.values });
+    throw (await store.callError(s.q, err, s.callerSql)) ?? mapDbError(err, { callerSql: s.callerSql, regexParam: s.q.regexParam, params: s.values, sqlstateParams: s.q.sqlstateParams });
   }
   const dbTimeMs = performance.now() - started;
   const capped = s.q.rowLimit.cap(rows);

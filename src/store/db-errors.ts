@@ -10,6 +10,8 @@ export interface DbErrorContext {
   regexParam: string | undefined;
   /** The call's declared parameters and their values, to name the one a data error is about. */
   params?: Readonly<Record<string, string | null>>;
+  /** The parameter a data error that quotes no value is about, by SQLSTATE (registry.ts: a negative LIMIT). */
+  sqlstateParams?: Readonly<Record<string, string>>;
 }
 
 // Node socket errors and pg's own messages for a connection that could not be made or was lost.
@@ -57,7 +59,7 @@ export function mapDbError(err: unknown, ctx: DbErrorContext): HttpError {
   // A data exception in a stored query's own statement comes from a value the caller sent (a
   // parameter cast in SQL: `@limit::int` given "abc"): the caller's 400, naming that parameter.
   if (cls === '22' && !ctx.callerSql) {
-    const param = culprit(message, ctx.params);
+    const param = culprit(message, ctx.params) ?? ctx.sqlstateParams?.[code];
     return new HttpError('invalid_parameter', `${param === undefined ? 'A parameter' : `Parameter "${param}"`} has a value the stored query cannot use: ${message}`, {
       ...(param === undefined ? {} : { param }),
       cause: err,

@@ -400,6 +400,12 @@ export function httpBehaviour(factory: EngineFactory): void {
           assert.equal(error.code, 'invalid_parameter');
           assert.equal(error.param, 'limit');
           assert.match(error.message, /^Parameter "limit" has a value the stored query cannot use: invalid input syntax for type integer: "abc"$/);
+          // Regression: a negative LIMIT (SQLSTATE 2201W) quotes no value and answered without "param".
+          const negative = await call(plain.url, '/api/endpoints/query/plain.cast?limit=-1');
+          assert.equal(negative.status, 400);
+          const { error: neg } = (await negative.json()) as { error: { code: string; param: string; message: string } };
+          assert.deepEqual([neg.code, neg.param], ['invalid_parameter', 'limit']);
+          assert.match(neg.message, /^Parameter "limit" has a value the stored query cannot use: LIMIT must not be negative$/);
           const typed = await call(plain.url, '/api/endpoints/query/plain.cast?limit=2&offset=9');
           assert.equal(typed.status, 400);
           assert.equal(((await typed.json()) as { error: { message: string } }).error.message, 'Parameter "offset" must be an integer from 0 to 5, got 9.');

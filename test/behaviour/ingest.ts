@@ -165,7 +165,8 @@ export function ingestBehaviour(factory: EngineFactory): void {
         { name: 'batch that is not an array', body: () => '{"batch":{}}', status: 400, code: 'invalid_body' },
         { name: 'an empty array', body: () => '[]', status: 200, stored: 0 },
         { name: 'no content type, {"batch": [...]}', body: () => '{"batch":[{"id":"h-batch"}]}', headers: { 'content-type': '' }, status: 200, stored: 1 },
-        { name: 'an event over an hour in the future is dropped, the answer still 200', body: () => JSON.stringify([{ id: 'h-future', timestamp: new Date(Date.now() + 2 * 3_600_000).toISOString() }]), status: 200, stored: 0 },
+        // Regression: a batch whose only event was dropped answered 200 Logged!, and nobody could tell.
+        { name: 'an event over an hour in the future is dropped, and the answer says so', body: () => JSON.stringify([{ id: 'h-future', timestamp: new Date(Date.now() + 2 * 3_600_000).toISOString() }, { id: 'h-now' }]), status: 406, code: 'events_rejected', stored: 1 },
       ];
       for (const c of cases) {
         test(`${c.name} → ${c.status}${c.code ? ` ${c.code}` : ''}`, async () => {
@@ -174,6 +175,8 @@ export function ingestBehaviour(factory: EngineFactory): void {
           const body = (await res.json()) as Json;
           assert.equal(res.status, c.status, JSON.stringify(body).slice(0, 500));
           if (c.code) assert.equal(body.error.code, c.code);
+          // Regression: a wrong ingest token was told an *access* token is required.
+          if (c.code === 'unauthorized') assert.match(body.error.message, /ingest token is required/);
           if (c.status === 200) assert.deepEqual(body, { message: 'Logged!' } as Json);
           if (c.code === 'events_rejected') assert.equal(body.error.stored, c.stored);
           const now = ((await store.admin('select count(*)::int as n from logs.function_logs')) as { rows: { n: number }[] }).rows[0]!.n;

@@ -308,7 +308,8 @@ export function opsBehaviour(factory: EngineFactory): void {
             name: def.name,
             description: def.description,
             path: `/api/endpoints/query/${def.name}`,
-            settings: { maxRows: def.maxRows, cachingSeconds: def.cachingSeconds, cacheWarmingSeconds: def.cacheWarmingSeconds, sandboxing: def.sandboxing, redactPii: def.redactPii },
+            // rowsPerCall: SPEC 2.5.5, logs.all's statement limit of 100 is the effective bound; usage.api-counts has none.
+            settings: { maxRows: def.maxRows, rowsPerCall: ({ 'logs.all': 100, 'usage.api-counts': 1000 } as Json)[def.name], cachingSeconds: def.cachingSeconds, cacheWarmingSeconds: def.cacheWarmingSeconds, sandboxing: def.sandboxing, redactPii: def.redactPii },
             // logflareValues are accepted (and listed among values) only with COMPAT=logflare.
             parameters: Object.entries(def.params as Json).map(([name, { logflareValues: _, ...spec }]) => ({ name, ...spec })),
             columns: def.columns,

@@ -80,5 +80,6 @@ test('encodeResult splices jsonb text verbatim; anywhere else it is its parsed v
 test('redaction looks inside jsonb left as text', () => {
   const raw = new RawJson('{"request": {"headers": {"x-forwarded-for": "198.51.100.2"}}, "user": "alice@example.com"}');
   const [row] = redactRows([{ metadata: raw }]);
-  assert.deepEqual(row!.metadata, { request: { headers: { 'x-forwarded-for': 'REDACTED' } }, user: 'REDACTED' });
+  assert.ok(row!.metadata instanceof RawJson);
+  assert.equal((row!.metadata as RawJson).text, '{"request": {"headers": {"x-forwarded-for": "REDACTED"}}, "user": "REDACTED"}');
 });

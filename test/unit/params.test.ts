@@ -148,7 +148,7 @@ const fail = (problem: string): never => {
 };
 const DECLARATION_ERRORS: [string, unknown, RegExp][] = [
   ['unknown type', { n: { type: 'int', required: true } }, /parameter "n": "type" must be one of string, regex, timestamp, enum, integer, number, boolean, got "int"/],
-  ['misspelt field', { n: { type: 'integer', requried: true } }, /parameter "n": unknown field "requried" \(did you mean "required"\?\); an integer parameter has type, required, description, min, max/],
+  ['misspelt field', { n: { type: 'integer', requried: true } }, /parameter "n": unknown field "requried" \(did you mean "required"\?\); an integer parameter has type, required, description, example, min, max/],
   ['min on a string', { n: { type: 'string', required: true, min: 1 } }, /unknown field "min"/],
   ['min not a number', { n: { type: 'integer', required: true, min: '1' } }, /parameter "n": "min" must be an integer/],
   ['min above max', { n: { type: 'number', required: true, min: 5, max: 1 } }, /"min" \(5\) is greater than "max" \(1\)/],

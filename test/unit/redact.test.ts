@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { REDACTED, redactRows, redactString, redactValue } from '../../src/query/redact.ts';
+import { RawJson } from '../../src/query/encode.ts';
 
 const R = REDACTED;
 
@@ -218,4 +219,22 @@ test('redactRows redacts every row and leaves the input array alone', () => {
 
 test('percent-encoding without an address inside is left exactly as sent', () => {
   for (const s of ['/search?q=a%40b', '/x?t=10%3A30', 'v%2E1 release', '100%40 done']) assert.equal(redactString(s), s);
+});
+
+// Regression: a redacted answer printed jsonb compactly (`{"a":"b"}`), unlike every other answer.
+test('jsonb text is redacted in place: keys, spacing, order and escapes stay as PostgreSQL printed them', () => {
+  const cases: [string, string][] = [
+    ['{"ip": "10.0.0.1", "n": 1}', '{"ip": "REDACTED", "n": 1}'],
+    ['{"a": {"10.0.0.1": "to a@b.io"}, "b": [1, "x\\"y 10.0.0.2", null]}', '{"a": {"10.0.0.1": "to REDACTED"}, "b": [1, "x\\"y REDACTED", null]}'],
+    ['{"k" : "::1", "tab": "\\t"}', '{"k" : "REDACTED", "tab": "\\t"}'],
+    ['{"plain": "nothing here"}', '{"plain": "nothing here"}'],
+    ['"10.0.0.1"', '"REDACTED"'],
+  ];
+  for (const [text, want] of cases) {
+    const raw = new RawJson(text);
+    const out = redactValue(raw) as RawJson;
+    assert.ok(out instanceof RawJson, text);
+    assert.equal(out.text, want, text);
+    if (want === text) assert.equal(out, raw, 'unchanged text is shared');
+  }
 });

@@ -115,3 +115,39 @@ export function tablesRead(parser: SqlParser, sql: string): string[] {
   const read = tables.filter((t) => t.schema !== undefined || !ctes.has(t.name)).map((t) => (t.schema === undefined ? t.name : `${t.schema}.${t.name}`));
   return [...new Set(read)];
 }
+
+/**
+ * The one `$n` in the top-level LIMIT and in the OFFSET of a statement, by the SQLSTATE PostgreSQL
+ * raises for a negative value there (2201W "LIMIT must not be negative", 2201X for OFFSET): those
+ * messages quote no value, so this is how such an error names the parameter it is about.
+ */
+export function clauseParams(parser: SqlParser, sql: string): Readonly<Record<string, number>> {
+  const select = wrapped(parser.parse(sql)[0]?.stmt, 'SelectStmt');
+  const out: Record<string, number> = {};
+  const only = (clause: unknown): number | undefined => {
+    const found = new Set<number>();
+    const visit = (v: unknown): void => {
+      if (Array.isArray(v)) return v.forEach(visit);
+      if (v === null || typeof v !== 'object') return;
+      for (const [key, child] of Object.entries(v as Json)) {
+        if (key === 'ParamRef' && typeof (child as Json)['number'] === 'number') found.add((child as Json)['number'] as number);
+        visit(child);
+      }
+    };
+    visit(clause);
+    return found.size === 1 ? [...found][0] : undefined;
+  };
+  const limit = only(select?.['limitCount']);
+  const offset = only(select?.['limitOffset']);
+  if (limit !== undefined) out['2201W'] = limit;
+  if (offset !== undefined) out['2201X'] = offset;
+  return Object.freeze(out);
+}
+
+/** The statement's own top-level `LIMIT n` when it is a literal integer, else undefined. */
+export function literalLimit(parser: SqlParser, sql: string): number | undefined {
+  const select = wrapped(parser.parse(sql)[0]?.stmt, 'SelectStmt');
+  const constant = wrapped(select?.['limitCount'], 'A_Const');
+  const ival = (constant?.['ival'] as Json | undefined)?.['ival'];
+  return typeof ival === 'number' ? ival : undefined;
+}

@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import { HttpError } from '../errors.ts';
-import type { EncodedResult } from './encoded-result.ts';
 import type { Compat } from '../ops/config.ts';
 
 export const FORMATS = Object.freeze({
@@ -85,18 +84,6 @@ export interface EncodedBody {
   readonly headers: readonly string[];
 }
 
-/** The answer in `format`: the cached JSON itself, or its CSV/NDJSON made once and kept with it. */
-export function inFormat(result: EncodedResult, format: Format): EncodedBody {
-  if (format === 'json') return result;
-  const known = result.variants[format];
-  if (known !== undefined) return known;
-  const rows = rowTexts(result.body);
-  const text = format === 'csv' ? csv(rows, result.columns) : rows.map((r) => r.text + '\n').join('');
-  const made = encodedBody(Buffer.from(text, 'utf8'), FORMATS[format], result.truncated);
-  result.variants[format] = made;
-  return made;
-}
-
 /** A body with its validator and fixed headers (the JSON one too: encoded-result.ts). */
 export function encodedBody(body: Buffer, contentType: string, truncated: boolean): EncodedBody {
   const etag = strongEtag(body);
@@ -111,7 +98,7 @@ export function strongEtag(body: Buffer): string {
 }
 
 /** One row of the JSON body: its own text and its members' `[key, value text]`. */
-interface RowText {
+export interface RowText {
   text: string;
   members: [string, string][];
 }
@@ -120,7 +107,7 @@ interface RowText {
  * The rows of a `{"result":[…]}` body (encode.ts writes it), each as the exact text it has there.
  * Values are sliced, not parsed, so numbers, nested JSON and strings keep their bytes.
  */
-function rowTexts(body: Buffer): RowText[] {
+export function rowTexts(body: Buffer): RowText[] {
   const s = body.toString('utf8');
   const PREFIX = '{"result":[';
   if (!s.startsWith(PREFIX)) throw new Error('not an encoded result');
@@ -179,7 +166,7 @@ function stringEnd(s: string, i: number): number {
  * RFC 4180: a header row, CRLF line ends, a field quoted when it holds `"`, `,`, CR or LF (quotes
  * doubled). A string is its text; null is empty; numbers, booleans and nested values their JSON.
  */
-function csv(rows: RowText[], declared: readonly string[]): string {
+export function csv(rows: RowText[], declared: readonly string[]): string {
   const columns = rows.length > 0 ? rows[0]!.members.map(([k]) => k) : declared;
   const lines = [columns.map(field).join(',')];
   for (const row of rows) lines.push(row.members.map(([, v]) => field(cell(v))).join(','));

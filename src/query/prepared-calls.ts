@@ -6,10 +6,8 @@
  * error is worked out, and reported, each time.
  */
 import { BoundedMemo } from '../bounded-memo.ts';
-import type { Format } from './formats.ts';
-import type { RawParams } from './params.ts';
 import type { StoredQuery } from './registry.ts';
-import { prepareCall, type PreparedCall, type QueryDeps } from './run-query.ts';
+import { prepareCall, type CallInput, type PreparedCall, type QueryDeps } from './run-query.ts';
 
 /** Distinct GET calls remembered per stored query and redaction. */
 export const PREPARED_CALLS_MAX = 512;
@@ -19,13 +17,6 @@ export const PREPARED_SEARCH_MAX_CHARS = 2048;
 type PrepareDeps = Pick<QueryDeps, 'engine' | 'dialect' | 'callerStatementTimeoutMs' | 'store' | 'queue'>;
 /** Reads a query string into parameters and `sql` (the HTTP layer's readSearch). */
 type ParseSearch = (search: string) => CallInput;
-
-/** What a request supplies for a call: parameter values, and its optional `sql` and `format`. */
-export interface CallInput {
-  raw: RawParams;
-  sql: string | null;
-  format: Format | null;
-}
 
 export class PreparedCalls {
   // Per stored query, one memo for plain and one for redacted answers, keyed by the query string

@@ -17,7 +17,6 @@ import { applyRedaction } from './redaction.ts';
 import type { StoredQuery } from './registry.ts';
 import type { Dialect } from './dialect/dialect.ts';
 import type { Format } from './formats.ts';
-import type { CallInput } from './prepared-calls.ts';
 import type { FairQueue, Promotion, TurnOptions } from '../queue/fair-queue.ts';
 import type { StoreCheck } from '../store/store-check.ts';
 
@@ -87,6 +86,13 @@ export interface PreparedCall {
   /** Milliseconds spent translating caller sql for this call, when it was translated now. */
   translateMs: number | undefined;
   /** The format the request's `format` parameter names; null: decided by its Accept header. */
+  format: Format | null;
+}
+
+/** What a request supplies for a call: parameter values, and its optional `sql` and `format`. */
+export interface CallInput {
+  raw: RawParams;
+  sql: string | null;
   format: Format | null;
 }
 

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpError } from '../../src/errors.ts';
 import { encodeResult, RawJson } from '../../src/query/encode.ts';
-import { encodedResult } from '../../src/query/encoded-result.ts';
-import { acceptMismatch, formatParam, inFormat, negotiate, type Format } from '../../src/query/formats.ts';
+import { acceptMismatch, formatParam, negotiate, type Format } from '../../src/query/formats.ts';
+import { encodedResult, inFormat } from '../../src/query/encoded-result.ts';
 
 // [format parameter, Accept, chosen format or 406]
 const NEGOTIATION: [Format | null, string | undefined, Format | 406][] = [

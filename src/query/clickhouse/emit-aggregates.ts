@@ -4,8 +4,7 @@
  * lead over the whole partition, percentile_cont and percentile_disc (one fraction or several).
  */
 import { wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { elementOf, expr, isNumber, unsupported, type Expr, type PgType } from './emit-types.ts';
-import type { ExprEmitter } from './emit-expression.ts';
+import { elementOf, expr, isNumber, unsupported, type Expr, type PgType, type Emitter } from './emit-types.ts';
 
 /** Aggregates: PostgreSQL's name → ClickHouse's, and the type of the answer. */
 type Aggregate = { readonly name: string; readonly result: (arg: PgType) => PgType };
@@ -37,7 +36,7 @@ export const VALUE_WINDOWS: Readonly<Record<string, string>> = Object.freeze({
   first_value: 'first_value_respect_nulls', last_value: 'last_value_respect_nulls', ntile: 'ntile',
 });
 
-export function aggregateOrWindow(e: ExprEmitter, name: string, body: Json, args: unknown[], over: Json | undefined, at: string): Expr {
+export function aggregateOrWindow(e: Emitter, name: string, body: Json, args: unknown[], over: Json | undefined, at: string): Expr {
   if (RANKING.has(name)) {
     if (over === undefined || args.length > 0) return unsupported(`${name}() without OVER`, at);
     return expr(`${name}()`, name === 'percent_rank' || name === 'cume_dist' ? 'numeric' : 'int');
@@ -77,7 +76,7 @@ export function aggregateOrWindow(e: ExprEmitter, name: string, body: Json, args
  * percentile_cont(p) WITHIN GROUP (ORDER BY x): interpolated, as quantileExactInclusive is;
  * percentile_disc(p): the first value whose position in order reaches p, NULLs left out.
  */
-export function percentile(e: ExprEmitter, name: string, body: Json, at: string): Expr {
+export function percentile(e: Emitter, name: string, body: Json, at: string): Expr {
   const order = ((body['agg_order'] as unknown[]) ?? []).map((s) => wrapped(s, 'SortBy')!);
   if (order.length !== 1 || (order[0]!['sortby_dir'] !== 'SORTBY_DEFAULT' && order[0]!['sortby_dir'] !== 'SORTBY_ASC')) return unsupported('percentile_cont ordered other than ascending by one value', at);
   const arg = (body['args'] as unknown[])[0];
@@ -101,7 +100,7 @@ function fraction(node: unknown, name: string, at: string): number {
 }
 
 /** percentile_disc at each fraction (BigQuery's APPROX_QUANTILES is made of these): the first value whose position in order reaches it. */
-function percentilesDisc(e: ExprEmitter, body: Json, sort: Json, ps: readonly number[], at: string): Expr {
+function percentilesDisc(e: Emitter, body: Json, sort: Json, ps: readonly number[], at: string): Expr {
   if (body['agg_filter'] !== undefined) return unsupported('percentile_disc with FILTER', at);
   const v = e.value(sort['node']);
   if (v.type === 'jsonb' || v.type === 'other' || elementOf(v.type) !== undefined) return unsupported(`percentile_disc of ${v.type}`, at);
@@ -114,7 +113,7 @@ function percentilesDisc(e: ExprEmitter, body: Json, sort: Json, ps: readonly nu
  * string_agg(value, separator [ORDER BY key, …]): NULL values left out, NULL for none, in the order
  * asked (ascending or descending keys; none asked: ClickHouse's order, as PostgreSQL's is its own).
  */
-export function stringAgg(e: ExprEmitter, body: Json, args: unknown[], over: Json | undefined, at: string): Expr {
+export function stringAgg(e: Emitter, body: Json, args: unknown[], over: Json | undefined, at: string): Expr {
   if (over !== undefined || body['agg_distinct'] || body['agg_filter'] !== undefined || args.length !== 2) return unsupported('string_agg with OVER, DISTINCT, FILTER or other than two arguments', at);
   const v = e.argAs(args[0], 'text', at);
   const sep = e.argAs(args[1], 'text', at);

@@ -6,24 +6,12 @@
  */
 import { HttpError } from '../../errors.ts';
 import { nodeType, stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { elementOf, expr, isNumber, nonZero, unsupported, type Column, type Expr, type PgType, type Printed } from './emit-types.ts';
+import { elementOf, expr, isNumber, nonZero, unsupported, type Column, type Emitter, type Expr, type ExprScope, type PgType } from './emit-types.ts';
 import { asTimestamp, castTarget, checkedParse, constant, INT_BITS, literalAs, sqlValueFunction, textToBool } from './emit-constants.ts';
 import { contains, jsonAsText, jsonKey, pathKeys, scalarText, typeTest } from './emit-json.ts';
 import { callFunction } from './emit-functions.ts';
 
-/** What an expression can see: its FROM items' columns, subqueries, named windows, positions. */
-export interface ExprScope {
-  /** A column reference (`a`, `t.a`), printed qualified: ClickHouse lets an alias shadow a column. */
-  column(fields: readonly string[], at: string): Expr;
-  /** A subquery in this scope (printed by the statement emitter). */
-  subquery(select: Json): Printed;
-  /** A named window's definition (`WINDOW w AS (…)`), inlined where it is used. */
-  window(name: string, at: string): Json;
-  /** " at character N" for a parser location. */
-  at(location: unknown): string;
-}
-
-export class ExprEmitter {
+export class ExprEmitter implements Emitter {
   constructor(readonly scope: ExprScope) {}
 
   /** An expression; JSON and interval values stay unread until something reads them. */

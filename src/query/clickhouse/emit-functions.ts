@@ -5,13 +5,12 @@
  * emit-windows.ts.
  */
 import { stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { chString, elementOf, expr, isNumber, unsupported, type Expr, type PgType } from './emit-types.ts';
-import type { ExprEmitter } from './emit-expression.ts';
+import { chString, elementOf, expr, isNumber, unsupported, type Expr, type PgType, type Emitter } from './emit-types.ts';
 import { topLevelKinds } from './emit-json.ts';
 import { AGGREGATES, aggregateOrWindow, percentile, RANKING, stringAgg, VALUE_WINDOWS } from './emit-aggregates.ts';
 import { windowSpec } from './emit-windows.ts';
 
-type Emit = (e: ExprEmitter, args: unknown[], at: string) => Expr;
+type Emit = (e: Emitter, args: unknown[], at: string) => Expr;
 
 /** `f(args)` printed as `name(args)`, the arguments read as `argTypes` and the result `result`. */
 const plain = (name: string, argTypes: readonly PgType[], result: PgType, minArgs = argTypes.length): Emit => (e, args, at) => {
@@ -253,7 +252,7 @@ function numeric(name: string): Emit {
 }
 
 /** substring(s, start[, count]): positions before 1 count toward `count`, as in PostgreSQL. */
-function substring(e: ExprEmitter, args: unknown[], at: string): Expr {
+function substring(e: Emitter, args: unknown[], at: string): Expr {
   const s = e.argAs(args[0], 'text', at);
   const second = e.emit(args[1]);
   if (args.length === 2 && (second.type === 'text' || second.type === 'unknown')) {
@@ -272,7 +271,7 @@ function substring(e: ExprEmitter, args: unknown[], at: string): Expr {
  * jsonb_build_object(k, v, …) as JSON text (the decoder prints it as jsonb does): keys constant,
  * values text, integers, booleans or JSON, whose JSON spelling is the same on both engines.
  */
-function buildObject(e: ExprEmitter, args: unknown[], at: string): Expr {
+function buildObject(e: Emitter, args: unknown[], at: string): Expr {
   if (args.length % 2 !== 0) return unsupported('jsonb_build_object with an odd number of arguments', at);
   const parts: string[] = [];
   for (let i = 0; i < args.length; i += 2) {
@@ -283,13 +282,13 @@ function buildObject(e: ExprEmitter, args: unknown[], at: string): Expr {
 }
 
 /** jsonb_build_array(v, …) as JSON text, its values as jsonb_build_object's. */
-function buildArray(e: ExprEmitter, args: unknown[], at: string): Expr {
+function buildArray(e: Emitter, args: unknown[], at: string): Expr {
   const parts = args.flatMap((a, i) => [...(i === 0 ? [] : ["','"]), jsonOf(e, a, 'jsonb_build_array', at)]);
   return expr(`concat('[', ${[...parts, "']'"].join(', ')})`, 'jsonb');
 }
 
 /** A value's JSON text: text, integers, booleans and JSON spell alike on both engines; the rest is refused. */
-function jsonOf(e: ExprEmitter, node: unknown, fn: string, at: string): string {
+function jsonOf(e: Emitter, node: unknown, fn: string, at: string): string {
   const raw = e.value(node);
   const v = raw.type === 'unknown' ? e.as(raw, 'text', at) : raw;
   if (v.type === 'jsonb') return `ifNull(${v.sql}, 'null')`;
@@ -302,14 +301,14 @@ function jsonOf(e: ExprEmitter, node: unknown, fn: string, at: string): string {
 }
 
 /** jsonb_array_length: an array's length; a scalar or object is PostgreSQL's error. */
-function arrayLength(e: ExprEmitter, args: unknown[], at: string): Expr {
+function arrayLength(e: Emitter, args: unknown[], at: string): Expr {
   const v = e.value(args[0]);
   if (v.type !== 'jsonb') return unsupported(`jsonb_array_length of ${v.type}`, at);
   const isArray = `JSONType(assumeNotNull(${v.sql})) = 'Array'`;
   return expr(`multiIf(${v.sql} IS NULL, NULL, ${isArray}, toInt64(JSONLength(assumeNotNull(${v.sql}))), toInt64(throwIf(${v.sql} IS NOT NULL AND NOT ${isArray}, 'cannot get array length of a non-array')))`, 'int');
 }
 
-function jsonTypeof(e: ExprEmitter, args: unknown[], at: string): Expr {
+function jsonTypeof(e: Emitter, args: unknown[], at: string): Expr {
   const v = e.emit(args[0]);
   if (v.type !== 'jsonb') return unsupported(`jsonb_typeof of ${v.type}`, at);
   const j = v.json ?? { root: v.sql, path: [] };
@@ -320,7 +319,7 @@ function jsonTypeof(e: ExprEmitter, args: unknown[], at: string): Expr {
   return expr(j.path.length === 0 ? name : `if(JSONHas(${a}), ${name}, NULL)`, 'text');
 }
 
-function extractPath(e: ExprEmitter, args: unknown[], op: '->' | '->>', at: string): Expr {
+function extractPath(e: Emitter, args: unknown[], op: '->' | '->>', at: string): Expr {
   let v = e.emit(args[0]);
   for (const [i, key] of args.slice(1).entries()) v = e.jsonPath(v, i === args.length - 2 ? op : '->', key, at);
   return v;
@@ -332,7 +331,7 @@ export const PRINTED_FUNCTIONS: ReadonlySet<string> = Object.freeze(new Set([
 ]));
 
 /** One FuncCall: a scalar, an aggregate (with FILTER, DISTINCT), or a window call. */
-export function callFunction(e: ExprEmitter, body: Json, at: string): Expr {
+export function callFunction(e: Emitter, body: Json, at: string): Expr {
   const name = stringList(body['funcname']).at(-1) ?? '';
   const args = (body['args'] as unknown[] | undefined) ?? [];
   const over = body['over'] as Json | undefined;

@@ -4,9 +4,8 @@
  * the stored CTEs' map of each top-level key's kind, `jsonb_typeof(x) = 'kind'` and `@>`.
  */
 import { stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { chString, expr, unsupported, type Expr } from './emit-types.ts';
+import { chString, expr, unsupported, type Expr, type Emitter } from './emit-types.ts';
 import { literalAs } from './emit-constants.ts';
-import type { ExprEmitter } from './emit-expression.ts';
 
 /** A JSON key or array index: a constant, as PostgreSQL reads it (array indexes from 0, ClickHouse's from 1). */
 export function jsonKey(node: unknown, at: string): string {
@@ -74,7 +73,7 @@ export function topLevelKinds(j: { path: readonly string[]; kinds?: string }): {
  * `jsonb_typeof(x) = 'object'` (the BigQuery translation's test for a record, on every row of
  * Studio's queries) as one type read of the document; NULL where x is absent, as jsonb_typeof's.
  */
-export function typeTest(e: ExprEmitter, call: unknown, constant: unknown): Expr | undefined {
+export function typeTest(e: Emitter, call: unknown, constant: unknown): Expr | undefined {
   const f = wrapped(call, 'FuncCall');
   const name = stringList(f?.['funcname']).at(-1);
   const kind = wrapped(constant, 'A_Const')?.['sval'] as Json | undefined;

@@ -6,8 +6,8 @@
  */
 import { outputName } from '../dialect/qualify.ts';
 import { nodeType, reject, stringList, wrapped, type Json, type Locator } from '../sandbox/sql-parser.ts';
-import { chIdent, elementOf, expr, unsupported, type Column, type Expr, type PgType, type Printed } from './emit-types.ts';
-import { ExprEmitter, type ExprScope } from './emit-expression.ts';
+import { chIdent, elementOf, expr, unsupported, type Column, type Expr, type ExprScope, type PgType, type Printed } from './emit-types.ts';
+import { ExprEmitter } from './emit-expression.ts';
 import { sortKey } from './emit-windows.ts';
 
 /** A FROM item as printed: the name PostgreSQL sees it by and the columns it offers. */

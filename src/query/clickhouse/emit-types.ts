@@ -4,7 +4,7 @@
  * printed with PostgreSQL's meaning (integer or exact division, `->>`'s scalar rules, a literal read
  * as the type beside it), and the encoder knows which output columns are JSON.
  */
-import { reject } from '../sandbox/sql-parser.ts';
+import { reject, type Json } from '../sandbox/sql-parser.ts';
 
 /**
  * PostgreSQL types as far as printing needs them. `unknown` is an untyped string literal (it takes
@@ -81,3 +81,31 @@ export const nonZero = (divisor: string): string => `(${divisor} + throwIf(${div
 
 /** Numbers as PostgreSQL's numeric rules see them. */
 export const isNumber = (t: PgType): boolean => t === 'int' || t === 'numeric';
+
+/** What an expression can see: its FROM items' columns, subqueries, named windows, positions. */
+export interface ExprScope {
+  /** A column reference (`a`, `t.a`), printed qualified: ClickHouse lets an alias shadow a column. */
+  column(fields: readonly string[], at: string): Expr;
+  /** A subquery in this scope (printed by the statement emitter). */
+  subquery(select: Json): Printed;
+  /** A named window's definition (`WINDOW w AS (…)`), inlined where it is used. */
+  window(name: string, at: string): Json;
+  /** " at character N" for a parser location. */
+  at(location: unknown): string;
+}
+
+/**
+ * The expression printer as the function, aggregate, window and JSON printers call back into it
+ * (emit-expression.ts's ExprEmitter): declared here so they need not import it, which imports them.
+ */
+export interface Emitter {
+  readonly scope: ExprScope;
+  emit(node: unknown): Expr;
+  value(node: unknown): Expr;
+  argAs(node: unknown, type: PgType, at: string): string;
+  as(e: Expr, type: PgType, at: string): Expr;
+  divide(op: '/' | '%', lnode: unknown, rnode: unknown, at: string): Expr;
+  textOf(node: unknown, at: string): string;
+  jsonPath(left: Expr, op: string, keyNode: unknown, at: string): Expr;
+  condition(node: unknown): string;
+}

@@ -3,11 +3,10 @@
  * `NULLS FIRST/LAST` always explicit, jsonb's order for JSON values.
  */
 import { stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { unsupported, type Expr } from './emit-types.ts';
-import type { ExprEmitter } from './emit-expression.ts';
+import { unsupported, type Expr, type Emitter } from './emit-types.ts';
 
 /** An OVER clause; a named window is inlined. lag/lead see the whole partition, as PostgreSQL's do. */
-export function windowSpec(e: ExprEmitter, over: Json, wholePartition: boolean, at: string): string {
+export function windowSpec(e: Emitter, over: Json, wholePartition: boolean, at: string): string {
   let def = over;
   if (typeof over['name'] === 'string') def = e.scope.window(over['name'], at);
   if (typeof def['refname'] === 'string') {

@@ -4,7 +4,7 @@
  */
 import { SUBSCRIPT_MARKS } from './bigquery-lexer.ts';
 import { wrapped, type Json } from '../sandbox/sql-parser.ts';
-import type { Rewriter } from './functions.ts';
+import type { Rewriter } from './rewriter.ts';
 import { and, call, caseWhen, cast, coalesce, int, intConst, names, nullConst, op, text, type Node } from './nodes.ts';
 
 /** Largest n of APPROX_QUANTILES(x, n) and APPROX_TOP_*(…, n) (BigQuery states no bound; this keeps plans small). */

@@ -8,17 +8,10 @@ import { arrayCast, MAX_APPROX_SIZE } from './array-subscripts.ts';
 import { jsonAt, scalarText } from './json-paths.ts';
 import { extractPart, PARSE_KINDS, parseShape, toCharFormat } from './time-formats.ts';
 import type { Ctx } from './record-scope.ts';
+import type { Rewriter } from './rewriter.ts';
 import { nodeType, wrapped, type Json } from '../sandbox/sql-parser.ts';
 import { and, boolConst, call, caseWhen, cast, coalesce, columnFields, constKind, int, intConst, interval, names, nullIf, op, stringConst, text, type Node } from './nodes.ts';
 
-export interface Rewriter {
-  /** Translate an argument, reading a JSON path in it as `ctx`. */
-  arg(node: Node, ctx: Ctx): Node;
-  siblingCtx(nodes: readonly Node[]): Ctx;
-  fail(what: string, at: unknown): never;
-  /** A fixed SQL expression (written here, never the caller's) parsed, with `holes` filled by nodes. */
-  template(expr: string, holes: Readonly<Record<string, Node>>): Node;
-}
 
 /** Aggregates and maths whose arguments are numbers. */
 const NUMERIC_ARGS: ReadonlySet<string> = new Set([

@@ -3,7 +3,7 @@
  * `['name']`, `["name"]`, `[n]`) as the path of PostgreSQL's `#>`, the value at it in text that
  * may not be JSON, and a JSON scalar as text.
  */
-import type { Rewriter } from './functions.ts';
+import type { Rewriter } from './rewriter.ts';
 import { call, caseWhen, cast, nullConst, op, stringConst, text, type Node } from './nodes.ts';
 import { arrayCast } from './array-subscripts.ts';
 

@@ -4,7 +4,7 @@
  * numbered as BigQuery numbers them. Anything without an exact counterpart is refused by name.
  */
 import type { Json } from '../sandbox/sql-parser.ts';
-import type { Rewriter } from './functions.ts';
+import type { Rewriter } from './rewriter.ts';
 import { call, cast, int, op, stringConst, text, type Node } from './nodes.ts';
 
 /** BigQuery format elements → PostgreSQL to_char patterns; an element not here is refused by name. */

@@ -62,3 +62,8 @@ export class HttpError extends Error {
     return { error: { ...error, ...this.details } };
   }
 }
+
+/** A bad environment value or setting: start-up prints the message (naming the variable) and exits with 2. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}

@@ -1,6 +1,7 @@
 import { generateGrant } from './auth/authenticator.ts';
 import { CommandError } from './commands/command.ts';
-import { ConfigError, readConfig, type Config } from './ops/config.ts';
+import { ConfigError } from './errors.ts';
+import { readConfig, type Config } from './ops/config.ts';
 import { openEngine } from './store/open-engine.ts';
 import { createLogger, errorFields } from './ops/logger.ts';
 import { DefinitionError } from './query/registry.ts';

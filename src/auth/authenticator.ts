@@ -2,13 +2,11 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { BoundedMemo } from '../bounded-memo.ts';
 import { parseGrant, tokenDigest, type TokenGrant } from './access-tokens.ts';
-import { ConfigError } from '../ops/config.ts';
-import { HttpError } from '../errors.ts';
-import type { Registry, StoredQuery } from '../query/registry.ts';
+import { ConfigError, HttpError } from '../errors.ts';
 
 /** Who a valid token belongs to, as far as the request path cares: which stored queries it may call. */
 export interface Principal {
-  mayCall(q: StoredQuery): boolean;
+  mayCall(q: Scoped): boolean;
   /** May call every stored query (and so read what names them all, such as /metrics). */
   readonly unscoped: boolean;
 }
@@ -28,6 +26,16 @@ export interface Authenticator {
    * `forbidden` for an access token: each kind does one thing.
    */
   checkIngest(headers: IncomingHttpHeaders, apiKey: string | null): object;
+}
+
+/** A stored query as a scope sees it: its id (scopes name stored queries by name or id, resolved once). */
+export interface Scoped {
+  readonly id: string;
+}
+
+/** How scope entries are resolved at start-up: the registry's lookup by name or id. */
+export interface ScopeLookup {
+  lookup(idOrName: string): Scoped | undefined;
 }
 
 /** Valid tokens remembered by the authenticator (more than any deployment configures). */
@@ -77,7 +85,7 @@ export function matchDigest(presented: string, digests: readonly Buffer[]): numb
  * `/metrics` takes `metricsGrant` when there is one, else any unscoped access token: it names every
  * stored query, so an unauthenticated (or scoped) caller learns nothing from it.
  */
-export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant: TokenGrant | null, registry: Registry, ingestGrants: readonly TokenGrant[] = []): Authenticator {
+export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant: TokenGrant | null, registry: ScopeLookup, ingestGrants: readonly TokenGrant[] = []): Authenticator {
   const metricsDigests = metricsGrant === null ? null : Object.freeze([metricsGrant.digest]);
   const digests = Object.freeze(grants.map((g) => g.digest));
   const ingestDigests = Object.freeze(ingestGrants.map((g) => g.digest));
@@ -91,7 +99,7 @@ export function createAuthenticator(grants: readonly TokenGrant[], metricsGrant:
       if (q === undefined) throw new ConfigError(`${g.source}: no stored query named or with id "${entry}"`);
       ids.add(q.id);
     }
-    return Object.freeze({ mayCall: (q: StoredQuery) => ids.has(q.id), unscoped: false });
+    return Object.freeze({ mayCall: (q: Scoped) => ids.has(q.id), unscoped: false });
   });
   // Each kind of token does one thing: one of the other kind is told so (403), an unknown one 401.
   interface TokenKind {

@@ -12,15 +12,10 @@
 import { randomUUID } from 'node:crypto';
 import { cleanObject, depthWithin, MAX_DEPTH, storable } from './logflare-body.ts';
 import { eventMicros, microsText } from './event-timestamp.ts';
+import type { LogRow } from '../store/schema.ts';
 
-/** A row as the insert statement reads it (jsonb_to_recordset). */
-export interface EventRow {
-  id: string;
-  timestamp: string;
-  event_message: string;
-  project: string | null;
-  metadata: Record<string, unknown>;
-}
+/** A log table's row as ingest makes it (the log store's columns: store/schema.ts). */
+export type EventRow = LogRow;
 
 export type EventOutcome = { row: EventRow; micros: number } | { rejected: string };
 

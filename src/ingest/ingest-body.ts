@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import { HttpError } from '../errors.ts';
-import { readBody } from '../http/request-input.ts';
+import { readBody } from '../shared/read-body.ts';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 

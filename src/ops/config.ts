@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { closest } from '../did-you-mean.ts';
-import type { ResponseShape } from '../query/logflare-shape.ts';
+import { ConfigError } from '../errors.ts';
 import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError, type TokenGrant } from '../auth/access-tokens.ts';
 
 /** Everything the service reads from its environment, validated once at start-up. */
@@ -77,10 +77,6 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** Directory of the stored queries shipped with the service. */
 export const QUERIES_DIR = fileURLToPath(new URL('../../sql/queries/', import.meta.url));
 
-/** A bad environment value: start-up prints the message (naming the variable) and exits. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
 
 /** One environment variable: its default as shown to operators, integer bounds if it is one, and what it does. */
 interface Setting {
@@ -291,11 +287,6 @@ function misspeltSettings(env: Env): string[] {
     if (near !== undefined) warnings.push(`environment variable ${name} is not a setting and is ignored; did you mean ${near}?`);
   }
   return warnings;
-}
-
-/** How the engine encodes values: Logflare's shape in COMPAT=logflare, else the standard one. */
-export function responseShape(config: Pick<Config, 'compat'>): ResponseShape {
-  return config.compat === 'logflare' ? 'logflare' : 'standard';
 }
 
 function readTokens(list: string | undefined, file: string | undefined): TokenGrant[] {

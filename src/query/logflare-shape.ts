@@ -6,9 +6,15 @@
  * works on PostgreSQL's text forms, so no value passes through a float or a JS object on the way:
  * microseconds and large JSON integers stay exact.
  */
+import type { Compat } from '../ops/config.ts';
 import { OID, PG_TIMESTAMP, RawJson, TEXT_PARSERS } from './encode.ts';
 
 export type ResponseShape = 'standard' | 'logflare';
+
+/** How the engine encodes values: Logflare's shape in COMPAT=logflare, else the standard one. */
+export function responseShape(config: { readonly compat: Compat | null }): ResponseShape {
+  return config.compat === 'logflare' ? 'logflare' : 'standard';
+}
 
 /** `timestamptz` text (session TimeZone is UTC) → unix microseconds; text when not representable. */
 export function unixMicros(text: string): number | string {

@@ -1,6 +1,7 @@
 import { closest } from '../did-you-mean.ts';
 import { HttpError } from '../errors.ts';
 import type { Compat } from '../ops/config.ts';
+import { PARAM_TYPES } from './store-binding.ts';
 
 /** A declared parameter of a stored query (from its settings file; docs/stored-queries.md). */
 /** `example`: a value to show a caller (the explorer fills it in), checked like a request's at start-up. */
@@ -18,7 +19,6 @@ export type ParamSpec =
   | ({ type: 'integer' | 'number'; min?: number; max?: number } & Described)
   | ({ type: 'boolean' } & Described);
 
-export const PARAM_TYPES = ['string', 'regex', 'timestamp', 'enum', 'integer', 'number', 'boolean'] as const;
 
 /** What a request may name besides the declared parameters (caller `sql`): no parameter may be called so. */
 export const REQUEST_KEYS: readonly string[] = ['sql', 'format'];

@@ -12,6 +12,7 @@ import { splitClickHouseWith, withOnlyWhatIsRead, type ClickHouseWith } from './
 import { composeSandboxed } from './sandbox/compose.ts';
 import { clickhouseSandbox, storedCteColumns } from './clickhouse/compose-clickhouse.ts';
 import { quoteIdent, STORE_TABLES } from '../store/schema.ts';
+import type { StoreProbe } from '../store/store-check.ts';
 import { randomUUID } from 'node:crypto';
 import type { ResultColumns, StoreDialect } from '../store/engine.ts';
 import { STORE_BINDINGS, type StoreBinding } from './store-binding.ts';
@@ -66,7 +67,7 @@ export interface StoredQuery {
    * Statements that touch everything the stored query may read, planned and never run for rows
    * (store-check.ts): the stored statement, and with sandboxing every CTE a caller may name.
    */
-  readonly probes: readonly { readonly sql: string; readonly params: readonly (string | null)[] }[];
+  readonly probes: readonly StoreProbe[];
   /** Settings file the definition came from (for start-up messages). */
   readonly file: string;
 }

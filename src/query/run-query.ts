@@ -10,7 +10,7 @@ import { mapDbError } from '../store/db-errors.ts';
 import { cacheKey } from './cache/cache-key.ts';
 import type { CachedPolicy } from './cache/cache-policy.ts';
 import type { CacheStatus, ResultCache } from './cache/result-cache.ts';
-import { encodeResult } from './encode.ts';
+import { encodeResult } from './encode-result.ts';
 import { encodedResult, type EncodedResult } from './encoded-result.ts';
 import { validateParams, type RawParams } from './params.ts';
 import { applyRedaction } from './redaction.ts';

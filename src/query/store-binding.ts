@@ -6,8 +6,16 @@
  */
 import type { StoreDialect } from '../store/engine.ts';
 import { clickhouseTimestamp } from '../store/clickhouse/timestamps.ts';
-import type { ParamSpec } from './params.ts';
 import { foldableParams, foldOptional, MAX_FOLDED_PARAMS } from './clickhouse-optional.ts';
+
+/** The types a parameter may be declared with (query/params.ts checks values against them). */
+export const PARAM_TYPES = ['string', 'regex', 'timestamp', 'enum', 'integer', 'number', 'boolean'] as const;
+
+/** What binding needs of a parameter's declaration: its type, and whether a call may leave it out. */
+export interface BoundParam {
+  readonly type: (typeof PARAM_TYPES)[number];
+  readonly required: boolean;
+}
 
 export interface StoreBinding {
   readonly dialect: StoreDialect;
@@ -15,9 +23,9 @@ export interface StoreBinding {
   readonly suffix: string;
   /** The statement as written → as run: ClickHouse files name the log database `{db}`. */
   prepare(text: string, schema: string): string;
-  placeholder(num: number, spec: ParamSpec): string;
+  placeholder(num: number, spec: BoundParam): string;
   /** A validated parameter value as the store reads it. */
-  value(spec: ParamSpec, value: string | null): string | null;
+  value(spec: BoundParam, value: string | null): string | null;
   /**
    * The statement per call shape: `texts[mask]` for the optional parameters `params[i]` absent where
    * bit i of mask is set; on ClickHouse, which plans `(@p is null or …)` as written, one per set of
@@ -33,7 +41,7 @@ export interface CallShapes {
   readonly texts: readonly string[];
 }
 
-const CLICKHOUSE_TYPES: Readonly<Record<ParamSpec['type'], string>> = Object.freeze({
+const CLICKHOUSE_TYPES: Readonly<Record<BoundParam['type'], string>> = Object.freeze({
   string: 'String', regex: 'String', enum: 'String', timestamp: "DateTime64(6, 'UTC')", integer: 'Int64', number: 'Float64', boolean: 'Bool',
 });
 
@@ -43,7 +51,7 @@ export const STORE_BINDINGS: Readonly<Record<StoreDialect, StoreBinding>> = Obje
     suffix: '.sql',
     prepare: (text: string) => text,
     placeholder: (num: number) => `$${num}`,
-    value: (_spec: ParamSpec, value: string | null) => value,
+    value: (_spec: BoundParam, value: string | null) => value,
     shapes: () => null,
   }),
   clickhouse: Object.freeze({
@@ -51,8 +59,8 @@ export const STORE_BINDINGS: Readonly<Record<StoreDialect, StoreBinding>> = Obje
     suffix: '.clickhouse.sql',
     // LOG_SCHEMA is a validated identifier (config.ts); a value never goes here.
     prepare: (text: string, schema: string) => text.replaceAll('{db}', `\`${schema}\``),
-    placeholder: (num: number, spec: ParamSpec) => `{p${num}:${spec.required ? CLICKHOUSE_TYPES[spec.type] : `Nullable(${CLICKHOUSE_TYPES[spec.type]})`}}`,
-    value: (spec: ParamSpec, value: string | null) => (value !== null && spec.type === 'timestamp' ? clickhouseTimestamp(value) : value),
+    placeholder: (num: number, spec: BoundParam) => `{p${num}:${spec.required ? CLICKHOUSE_TYPES[spec.type] : `Nullable(${CLICKHOUSE_TYPES[spec.type]})`}}`,
+    value: (spec: BoundParam, value: string | null) => (value !== null && spec.type === 'timestamp' ? clickhouseTimestamp(value) : value),
     shapes(text: string, optional: (name: string) => boolean): CallShapes | null {
       const params = foldableParams(text).filter(optional);
       if (params.length === 0 || params.length > MAX_FOLDED_PARAMS) return null;

@@ -1,4 +1,5 @@
-import { responseShape, type Config } from '../ops/config.ts';
+import type { Config } from '../ops/config.ts';
+import { responseShape } from '../query/logflare-shape.ts';
 import { generateDemoLogs, insertDemoLogs } from './demo/demo-data.ts';
 import type { AdminExec, Engine, LogWriter } from './engine.ts';
 import { createPgliteEngine } from './pglite-engine.ts';

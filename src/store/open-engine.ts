@@ -1,4 +1,5 @@
-import { responseShape, type Config } from '../ops/config.ts';
+import type { Config } from '../ops/config.ts';
+import { responseShape } from '../query/logflare-shape.ts';
 import { errorFields, type Logger } from '../ops/logger.ts';
 import type { Engine, LogWriter } from './engine.ts';
 import { createPgEngine } from './pg-engine.ts';

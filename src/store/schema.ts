@@ -16,6 +16,15 @@ export const LOG_TABLES = [
 
 export type LogTable = (typeof LOG_TABLES)[number];
 
+/** One row of a log table, as ingest writes it: the columns every log table has (docs/log-store.md); `timestamp` RFC 3339 to the microsecond. */
+export interface LogRow {
+  id: string;
+  timestamp: string;
+  event_message: string;
+  project: string | null;
+  metadata: Record<string, unknown>;
+}
+
 /** Every table sql/schema.sql makes: the log tables and usage.api-counts' rollup. A stored statement reads only these. */
 export const STORE_TABLES: readonly string[] = [...LOG_TABLES, 'edge_request_urls', 'edge_request_counts', 'edge_request_host_counts'];
 

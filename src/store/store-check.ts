@@ -8,9 +8,23 @@
  */
 import { SYSTEM_CLOCK, type Clock } from '../clock.ts';
 import { HttpError } from '../errors.ts';
-import type { StoredQuery } from '../query/registry.ts';
 import type { Engine } from './engine.ts';
 import { quoteIdent } from './schema.ts';
+
+/**
+ * A stored query as the check sees it: its name and its probes, the statements that plan what it
+ * reads without producing a row (registry.ts makes them).
+ */
+export interface Probed {
+  readonly name: string;
+  readonly probes: readonly StoreProbe[];
+}
+
+/** One probe: a statement and its sample values. */
+export interface StoreProbe {
+  readonly sql: string;
+  readonly params: readonly (string | null)[];
+}
 
 /** One thing a stored query needs that the store does not have, and how to fix it. */
 export interface StoreProblem {
@@ -42,11 +56,11 @@ interface State {
 }
 
 export class StoreCheck {
-  private readonly states = new Map<StoredQuery, State>();
+  private readonly states = new Map<Probed, State>();
 
   constructor(
     private readonly engine: Engine,
-    private readonly queries: readonly StoredQuery[],
+    private readonly queries: readonly Probed[],
     private readonly schema: string,
     private readonly clock: Clock = SYSTEM_CLOCK,
   ) {}
@@ -77,7 +91,7 @@ export class StoreCheck {
    * concurrent askers share one probe. A database that cannot be reached rejects (its caller maps
    * that to 503).
    */
-  check(q: StoredQuery, fresh = false): Promise<readonly StoreProblem[]> {
+  check(q: Probed, fresh = false): Promise<readonly StoreProblem[]> {
     let state = this.states.get(q);
     if (state === undefined) {
       state = { problems: [], at: -Infinity, running: undefined };
@@ -108,7 +122,7 @@ export class StoreCheck {
    * A stored statement failing so is news (probed at once); caller sql reuses a check of the last
    * second, so a caller's typos cannot make the service probe on every call.
    */
-  async callError(q: StoredQuery, err: unknown, callerSql: boolean): Promise<HttpError | undefined> {
+  async callError(q: Probed, err: unknown, callerSql: boolean): Promise<HttpError | undefined> {
     if (!isStoreError(err)) return undefined;
     const problems = await this.check(q, !callerSql).catch(() => undefined);
     if (problems !== undefined && problems.length > 0) return storeNotReady(problems);
@@ -126,7 +140,7 @@ export class StoreCheck {
     }
   }
 
-  private async probe(q: StoredQuery): Promise<readonly StoreProblem[]> {
+  private async probe(q: Probed): Promise<readonly StoreProblem[]> {
     // All at once, read in order: each waits for the connection only once (on the embedded store,
     // one after the other would each wait behind the next caller statement in its one session).
     const outcomes = await Promise.allSettled(q.probes.map((p) => this.engine.query(p.sql, p.params)));
@@ -145,7 +159,7 @@ export class StoreCheck {
   }
 
 
-  private problem(q: StoredQuery, err: unknown, role: string): StoreProblem {
+  private problem(q: Probed, err: unknown, role: string): StoreProblem {
     const { code, message } = err as { code: string; message: string };
     const schemaFix = `apply the schema: node dist/main.js schema (npm run schema in a checkout) with DATABASE_URL of a role that may create tables in schema "${this.schema}"`;
     if (code === '42501') {

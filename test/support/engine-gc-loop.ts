@@ -5,7 +5,7 @@
  * --trace-gc-nvp`, which prints each scavenge's promoted bytes.
  */
 import { createPgEngine } from '../../src/store/pg-engine.ts';
-import { encodeResult } from '../../src/query/encode.ts';
+import { encodeResult } from '../../src/query/encode-result.ts';
 import { QUERIES_DIR } from '../../src/ops/config.ts';
 import { POSTGRESQL } from '../../src/query/dialect/dialect.ts';
 import { loadRegistry } from '../../src/query/registry.ts';

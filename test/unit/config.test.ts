@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ConfigError, QUERIES_DIR, readConfig, settingsTable } from '../../src/ops/config.ts';
+import { ConfigError } from '../../src/errors.ts';
+import { QUERIES_DIR, readConfig, settingsTable } from '../../src/ops/config.ts';
 import { DEFAULT_EMBEDDED_MEMORY_MB } from '../../src/store/pglite-engine.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from '../../src/store/result-limit.ts';
 

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpError } from '../../src/errors.ts';
-import { encodeResult, RawJson } from '../../src/query/encode.ts';
+import { RawJson } from '../../src/query/encode.ts';
+import { encodeResult } from '../../src/query/encode-result.ts';
 import { acceptMismatch, formatParam, negotiate, type Format } from '../../src/query/formats.ts';
 import { encodedResult, inFormat } from '../../src/query/encoded-result.ts';
 

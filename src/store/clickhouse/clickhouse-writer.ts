@@ -7,7 +7,7 @@
  * synchronous insert).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { EventRow } from '../../ingest/event-row.ts';
+import type { LogRow } from '../schema.ts';
 import type { LogWriter, WriteTurn } from '../engine.ts';
 import { fromClickHouse } from './errors.ts';
 import { insertLines, logLine } from './clickhouse-admin.ts';
@@ -27,7 +27,7 @@ export function createClickHouseWriter(o: ClickHouseWriterOptions): LogWriter {
     sharesEngine: false,
     async write(table: string, params: readonly unknown[], turn?: WriteTurn): Promise<number> {
       // The rows themselves (statements.ts insertParams), not their JSON text: no second parse.
-      const rows = params[0] as readonly EventRow[];
+      const rows = params[0] as readonly LogRow[];
       let lines = '';
       for (const r of rows) lines += logLine(r.id, r.timestamp, r.event_message, r.project, r.metadata);
       try {

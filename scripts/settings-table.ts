@@ -1,4 +1,4 @@
-/** Print the configuration table (src/ops/config.ts SETTINGS) as Markdown, for docs/configuration.md. */
-import { settingsTable } from '../src/ops/config.ts';
+/** Print the configuration table (src/process/config.ts SETTINGS) as Markdown, for docs/configuration.md. */
+import { settingsTable } from '../src/process/config.ts';
 
 console.log(settingsTable());

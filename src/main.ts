@@ -1,12 +1,12 @@
 import { generateGrant } from './auth/authenticator.ts';
 import { CommandError } from './commands/command.ts';
-import { ConfigError } from './errors.ts';
-import { readConfig, type Config } from './ops/config.ts';
+import { ConfigError } from './shared/errors.ts';
+import { readConfig, type Config } from './process/config.ts';
 import { openEngine } from './store/open-engine.ts';
-import { createLogger, errorFields } from './ops/logger.ts';
+import { createLogger, errorFields } from './process/logger.ts';
 import { DefinitionError } from './query/registry.ts';
 import { startService } from './service.ts';
-import { pinTickShape } from './ops/tick-shape.ts';
+import { pinTickShape } from './process/tick-shape.ts';
 
 /** After the drain deadline, how long closing connections and the pool may take before the process exits regardless. */
 const CLOSE_GRACE_MS = 1_500;

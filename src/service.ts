@@ -7,22 +7,22 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { TokenGrant } from './auth/access-tokens.ts';
 import { createAuthenticator } from './auth/authenticator.ts';
-import { SYSTEM_CLOCK, type Clock } from './clock.ts';
+import { SYSTEM_CLOCK, type Clock } from './shared/clock.ts';
 import { createIngest } from './ingest/receiver.ts';
 import { startRetention, type Retention } from './ingest/retention.ts';
 import { tableStatements } from './ingest/statements.ts';
 import { createDrain } from './http/drain.ts';
 import { listen } from './http/server.ts';
-import type { Config } from './ops/config.ts';
-import { errorFields, type Logger } from './ops/logger.ts';
-import { Metrics } from './ops/metrics.ts';
-import { buildOpenApi } from './ops/openapi.ts';
+import type { Config } from './process/config.ts';
+import { errorFields, type Logger } from './process/logger.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { buildOpenApi } from './http/openapi.ts';
 import { ResultCache } from './query/cache/result-cache.ts';
 import { FairQueue } from './queue/fair-queue.ts';
 import { queuedWriter } from './queue/queued-writer.ts';
-import { POSTGRESQL } from './query/dialect/dialect.ts';
+import { POSTGRESQL } from './sql/dialect.ts';
 import { loadRegistry, type Registry } from './query/registry.ts';
-import { loadSqlParser } from './query/sandbox/sql-parser.ts';
+import { loadSqlParser } from './sql/sandbox/sql-parser.ts';
 import type { Engine, LogWriter } from './store/engine.ts';
 import { meterEngine } from './store/metered-engine.ts';
 import { StoreCheck } from './store/store-check.ts';
@@ -85,7 +85,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const queuedLogWriter = rawWriter === null ? null : queuedWriter(rawWriter, writerQueue ?? queue);
   const { callerStatementTimeoutMs } = config;
   // Loaded only in COMPAT=logflare: the translator and the deparser cost the default mode nothing.
-  const dialect = config.compat === 'logflare' ? (await import('./query/dialect/bigquery-dialect.ts')).bigQueryDialect(parser) : POSTGRESQL;
+  const dialect = config.compat === 'logflare' ? (await import('./sql/bigquery/bigquery-dialect.ts')).bigQueryDialect(parser) : POSTGRESQL;
   // Probes bypass the meter: they are the service's own, not statements run for callers.
   const store = new StoreCheck(opts.engine, registry.all, config.logSchema, opts.clock);
   const clock = opts.clock ?? SYSTEM_CLOCK;

@@ -9,7 +9,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { readBlocks } from '../scripts/docs/blocks.ts';
-import { QUERIES_DIR } from '../src/ops/config.ts';
+import { QUERIES_DIR } from '../src/process/config.ts';
 import type { Service } from '../src/service.ts';
 import { pgliteFactory, type TestStore } from './support/engines.ts';
 import { edgeRow, insertRows } from './support/fixtures.ts';

@@ -15,7 +15,7 @@ import { formatSummary } from '../scripts/lib/load-stats.ts';
 import { Prng } from '../src/store/demo/prng.ts';
 import { DEMO_PROJECTS, generateDemoLogs, insertDemoLogs } from '../src/store/demo/demo-data.ts';
 import type { Service } from '../src/service.ts';
-import { APPLICATION_NAME } from '../src/store/pg-engine.ts';
+import { APPLICATION_NAME } from '../src/store/postgres/pg-engine.ts';
 import { pgFactory, queryOnce, SCHEMA, type TestStore } from './support/engines.ts';
 import { watchProcessFaults, type ProcessFaults } from './support/process-faults.ts';
 import type { PgServer } from '../scripts/lib/pg-server.ts';

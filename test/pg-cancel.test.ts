@@ -1,5 +1,5 @@
 /**
- * The engine's cancel request (src/store/pg-engine.ts, cancelStatement) on real PostgreSQL: it
+ * The engine's cancel request (src/store/postgres/pg-engine.ts, cancelStatement) on real PostgreSQL: it
  * cancels a running statement, and it is not sent when the statement ended while the cancel's own
  * connection was still opening (sent then, it could cancel the next caller's statement on that
  * backend once the connection is back in the pool).
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { cancelStatement } from '../src/store/pg-engine.ts';
+import { cancelStatement } from '../src/store/postgres/pg-engine.ts';
 import { pgFactory, type TestStore } from './support/engines.ts';
 
 describe('cancelStatement on PostgreSQL', () => {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { Service } from '../src/service.ts';
 import { LOG_TABLES } from '../src/store/schema.ts';
-import { createPgWriter } from '../src/store/pg-writer.ts';
+import { createPgWriter } from '../src/store/postgres/pg-writer.ts';
 import type { LogWriter } from '../src/store/engine.ts';
 import { WRITER_STATEMENT_TIMEOUT_MS } from '../src/store/session-settings.ts';
 import { pgFactory, queryOnce, type TestStore } from './support/engines.ts';

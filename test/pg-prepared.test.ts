@@ -1,5 +1,5 @@
 /**
- * Stored queries' own SQL is kept prepared on each connection (src/store/pg-engine.ts): parsed
+ * Stored queries' own SQL is kept prepared on each connection (src/store/postgres/pg-engine.ts): parsed
  * once, not on every uncached call; caller SQL never is, so a connection's prepared statements
  * stay as few as the stored queries. PREPARED_STATEMENTS=off (a pooler without prepared
  * statements) sends every statement unnamed. PostgreSQL only: PGlite runs each statement through
@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Service } from '../src/service.ts';
-import { createPgEngine } from '../src/store/pg-engine.ts';
+import { createPgEngine } from '../src/store/postgres/pg-engine.ts';
 import type { Engine } from '../src/store/engine.ts';
 import { pgFactory, SCHEMA, type TestStore } from './support/engines.ts';
 import { call, startTestService } from './support/service.ts';

@@ -1,7 +1,7 @@
 /**
  * A connection that stops answering (the server process stopped, a network path gone silent)
  * sends nothing, so the statement timeout never answers either: the engine's read timeout
- * (src/store/pg-engine.ts) must end the call as 503 `database_unavailable`, drop that connection
+ * (src/store/postgres/pg-engine.ts) must end the call as 503 `database_unavailable`, drop that connection
  * and leave the service answering from a new one. Simulated with SIGSTOP on the service's own
  * backend, so it needs the throwaway server (a process this test may signal).
  */
@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Service } from '../src/service.ts';
 import type { Engine } from '../src/store/engine.ts';
-import { APPLICATION_NAME, createPgEngine } from '../src/store/pg-engine.ts';
+import { APPLICATION_NAME, createPgEngine } from '../src/store/postgres/pg-engine.ts';
 import { pgFactory, queryOnce, SCHEMA, type TestStore } from './support/engines.ts';
 import { watchProcessFaults, type ProcessFaults } from './support/process-faults.ts';
 import { call, startTestService } from './support/service.ts';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import type { Service } from '../src/service.ts';
-import { createPgEngine } from '../src/store/pg-engine.ts';
+import { createPgEngine } from '../src/store/postgres/pg-engine.ts';
 import type { Engine } from '../src/store/engine.ts';
 import { pgFactory, SCHEMA, type TestStore } from './support/engines.ts';
 import { call, startTestService } from './support/service.ts';

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
 import type { Service } from '../src/service.ts';
 import { LOG_TABLES, applySchema } from '../src/store/schema.ts';
-import { createPgEngine } from '../src/store/pg-engine.ts';
+import { createPgEngine } from '../src/store/postgres/pg-engine.ts';
 import type { Engine } from '../src/store/engine.ts';
 import { createDatabase, startPostgres, type PgServer } from '../scripts/lib/pg-server.ts';
 import { untilStatus } from './behaviour/store-check.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import type { Service } from '../src/service.ts';
-import { APPLICATION_NAME } from '../src/store/pg-engine.ts';
+import { APPLICATION_NAME } from '../src/store/postgres/pg-engine.ts';
 import { pgFactory, type TestStore } from './support/engines.ts';
 import { watchProcessFaults } from './support/process-faults.ts';
 import { call, startTestService } from './support/service.ts';

@@ -15,7 +15,7 @@ import { activeSleeps, waitFor } from './support/ops.ts';
 import { SLOW_QUERIES_DIR } from './support/slow-queries.ts';
 import { serviceChildEnv, TOKEN } from './support/service.ts';
 import { npmStartCommand } from '../scripts/lib/npm-start.ts';
-import { TEMPORARY_STORE_PREFIX } from '../src/store/pglite-engine.ts';
+import { TEMPORARY_STORE_PREFIX } from '../src/store/pglite/pglite-engine.ts';
 import { tempDir } from './support/temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -3,7 +3,7 @@
  * one, and an idle server has them), node's nextTick went megamorphic for the rest of the process's
  * life, and every request paid for it (~250 ns a nextTick, about seven a request; the cached call
  * at c=32 fell from 0.67× to 0.57× the bare node:http server in the bench; README, Performance).
- * The process keeps one entry alive (src/ops/tick-shape.ts). Each test runs a process with
+ * The process keeps one entry alive (src/process/tick-shape.ts). Each test runs a process with
  * test/support/tick-shape-signals.cjs preloaded: use, full GC while idle, use again, then read the
  * feedback V8 keeps for the entry literal's four property definitions (two symbols, callback, args).
  * The plain process is the control: it shows the test can see the state it guards against.
@@ -90,7 +90,7 @@ describe('process.nextTick after a full GC with no entry alive', () => {
     children.push(p.child);
     await until(p, /READY/);
     const states = await statesAfterIdleGc(p, async () => {});
-    assert.ok(states.includes('MEGAMORPHIC'), `node no longer goes megamorphic here (${states.join(', ')}); src/ops/tick-shape.ts may be unnecessary`);
+    assert.ok(states.includes('MEGAMORPHIC'), `node no longer goes megamorphic here (${states.join(', ')}); src/process/tick-shape.ts may be unnecessary`);
   });
 
   test('the service (npm start) stays monomorphic across requests, an idle full GC and more requests', { timeout: 90_000 }, async () => {

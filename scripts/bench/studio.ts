@@ -7,11 +7,11 @@
  * moved to the range's start).
  */
 import { readFileSync } from 'node:fs';
-import { QUERIES_DIR } from '../../src/ops/config.ts';
-import { bigQueryDialect } from '../../src/query/dialect/bigquery-dialect.ts';
+import { QUERIES_DIR } from '../../src/process/config.ts';
+import { bigQueryDialect } from '../../src/sql/bigquery/bigquery-dialect.ts';
 import { loadRegistry } from '../../src/query/registry.ts';
 import { bindStatement } from '../../src/query/run-query.ts';
-import type { SqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import type { SqlParser } from '../../src/sql/sandbox/sql-parser.ts';
 
 export interface KitCall {
   name: string;

@@ -3,9 +3,9 @@
  * when set (schema and data already there, e.g. after `npm run seed`), else on the embedded store
  * seeded with demo logs (SEED_ROWS). Environment variables apply as usual; `overrides` win.
  */
-import { readConfig, type Config } from '../../src/ops/config.ts';
+import { readConfig, type Config } from '../../src/process/config.ts';
 import { openEngine } from '../../src/store/open-engine.ts';
-import { createLogger } from '../../src/ops/logger.ts';
+import { createLogger } from '../../src/process/logger.ts';
 import { startService, type Service } from '../../src/service.ts';
 
 export interface InProcess {

@@ -1,8 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { BoundedMemo } from '../bounded-memo.ts';
+import { BoundedMemo } from '../shared/bounded-memo.ts';
 import { parseGrant, tokenDigest, type TokenGrant } from './access-tokens.ts';
-import { ConfigError, HttpError } from '../errors.ts';
+import { ConfigError, HttpError } from '../shared/errors.ts';
 
 /** Who a valid token belongs to, as far as the request path cares: which stored queries it may call. */
 export interface Principal {

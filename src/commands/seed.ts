@@ -9,7 +9,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { AdminExec } from '../store/engine.ts';
 import { demoRowCounts, generateDemoTable, insertDemoColumns, type DemoOptions } from '../store/demo/demo-data.ts';
-import { PGLITE_EXTENSIONS } from '../store/pglite-extensions.ts';
+import { PGLITE_EXTENSIONS } from '../store/pglite/pglite-extensions.ts';
 import { LOG_TABLES, applySchema, type LogTable } from '../store/schema.ts';
 import { CommandError, describeUrl, type Env } from './command.ts';
 

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { HttpError } from '../errors.ts';
+import type { HttpError } from '../shared/errors.ts';
 
 /**
  * A complete HTTP/1.1 error response as raw bytes, for sockets node:http hands over without a

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorCode } from '../errors.ts';
+import type { ErrorCode } from '../shared/errors.ts';
 import type { Format } from '../query/formats.ts';
 import type { QueryAnswer } from '../query/run-query.ts';
 import type { HeaderList } from './respond.ts';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { formatParam } from '../query/formats.ts';
 import type { CallInput } from '../query/run-query.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../shared/errors.ts';
 import { readBody } from '../shared/read-body.ts';
 
 /** What a stored-query request supplies: parameter values (query string and JSON body), optional `sql` and `format`. */

@@ -1,4 +1,4 @@
-import { jsonString } from '../json-string.ts';
+import { jsonString } from '../shared/json-string.ts';
 import type { RequestContext } from './request-context.ts';
 import { splitTarget } from './router.ts';
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { QueryAnswer } from '../query/run-query.ts';
 import type { EncodedBody } from '../query/formats.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../shared/errors.ts';
 
 /**
  * Response headers in node:http's flat form, name, value, name, value…: writeHead reads an array

@@ -1,4 +1,4 @@
-import { BoundedMemo } from '../bounded-memo.ts';
+import { BoundedMemo } from '../shared/bounded-memo.ts';
 import { EXPLORER_PATHS } from './explorer.ts';
 
 /** The service's routes, matched by hand: a handful of fixed paths and one parameterised prefix. */

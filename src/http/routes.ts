@@ -3,24 +3,24 @@
  * the part that owns the decision (auth, registry, runQuery, metrics), and writes the answer.
  */
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
-import type { Config } from '../ops/config.ts';
-import type { ListedQuery } from '../ops/listing.ts';
-import { METRICS_CONTENT_TYPE, type Metrics } from '../ops/metrics.ts';
-import type { OpenApi } from '../ops/openapi.ts';
+import type { Config } from '../process/config.ts';
+import type { ListedQuery } from './listing.ts';
+import { METRICS_CONTENT_TYPE, type Metrics } from '../metrics/metrics.ts';
+import type { OpenApi } from './openapi.ts';
 import type { ResultCache } from '../query/cache/result-cache.ts';
 import { REDACT_HEADER, redactionApplies } from '../query/redaction.ts';
 import type { Registry, StoredQuery } from '../query/registry.ts';
 import { mergeQueueStats, type FairQueue } from '../queue/fair-queue.ts';
-import type { Dialect } from '../query/dialect/dialect.ts';
+import type { Dialect } from '../sql/dialect.ts';
 import type { PreparedCalls } from '../query/prepared-calls.ts';
 import { runQuery, type QueryAnswer } from '../query/run-query.ts';
 import { negotiate, type AcceptMismatch } from '../query/formats.ts';
 import { inFormat } from '../query/encoded-result.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../shared/errors.ts';
 import { mapDbError } from '../store/db-errors.ts';
 import type { Engine } from '../store/engine.ts';
 import { storeNotReady, type StoreCheck } from '../store/store-check.ts';
-import { closest } from '../did-you-mean.ts';
+import { closest } from '../shared/did-you-mean.ts';
 import type { Ingest } from '../ingest/receiver.ts';
 import { logflareSourceList } from '../ingest/sources.ts';
 import type { AnswerBatch } from './answer-batch.ts';

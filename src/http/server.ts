@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createHandler, type Handler, type HandlerDeps } from './handler.ts';
-import { HttpError, type ErrorCode } from '../errors.ts';
+import { HttpError, type ErrorCode } from '../shared/errors.ts';
 import { rawErrorResponse } from './raw-response.ts';
 import { sendError } from './respond.ts';
 

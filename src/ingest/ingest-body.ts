@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Transform } from 'node:stream';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../shared/errors.ts';
 import { readBody } from '../shared/read-body.ts';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;

@@ -7,8 +7,8 @@
  * back; bad data is a deterministic 4xx, never a 5xx that would repeat forever. An event the
  * database refuses is found by writing the batch's events one by one, so it alone is rejected.
  */
-import type { Clock } from '../clock.ts';
-import { HttpError } from '../errors.ts';
+import type { Clock } from '../shared/clock.ts';
+import { HttpError } from '../shared/errors.ts';
 import { TurnAbandoned } from '../queue/fair-queue.ts';
 import type { LogWriter } from '../store/engine.ts';
 import { databaseUnavailable } from '../store/db-errors.ts';

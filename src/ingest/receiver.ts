@@ -5,10 +5,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Authenticator } from '../auth/authenticator.ts';
-import type { Clock } from '../clock.ts';
-import { HttpError } from '../errors.ts';
-import type { Logger } from '../ops/logger.ts';
-import type { Metrics } from '../ops/metrics.ts';
+import type { Clock } from '../shared/clock.ts';
+import { HttpError } from '../shared/errors.ts';
+import type { Logger } from '../process/logger.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { LogWriter } from '../store/engine.ts';
 import { eventsRejected, someNotStored, ingestEvents, type IngestCounts } from './ingest.ts';
 import { readEvents } from './ingest-body.ts';

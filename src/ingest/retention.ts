@@ -4,8 +4,8 @@
  * holds locks or the embedded session for long. Deletes from `edge_logs` go through its rollup's
  * triggers like any other, so `usage.api-counts` stays exact.
  */
-import type { Clock } from '../clock.ts';
-import { errorFields, type Logger } from '../ops/logger.ts';
+import type { Clock } from '../shared/clock.ts';
+import { errorFields, type Logger } from '../process/logger.ts';
 import type { LogWriter } from '../store/engine.ts';
 import { LOG_TABLES, type LogTable } from '../store/schema.ts';
 import { microsText } from './event-timestamp.ts';

@@ -1,6 +1,6 @@
 /** A result's rows as the JSON answer's bytes, once per uncached call (run-query.ts). */
-import { jsonString } from '../json-string.ts';
-import { RawJson } from './encode.ts';
+import { jsonString } from '../shared/json-string.ts';
+import { RawJson } from '../store/values/pg-text.ts';
 
 /**
  * `{"result":[row, …]}` as UTF-8: the same bytes as JSON.stringify({ result: rows }) except that

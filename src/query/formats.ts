@@ -5,8 +5,8 @@
  * holds (values sliced out of it, never parsed and printed again) and kept beside it.
  */
 import { createHash } from 'node:crypto';
-import { HttpError } from '../errors.ts';
-import type { Compat } from '../ops/config.ts';
+import { HttpError } from '../shared/errors.ts';
+import type { Compat } from '../process/config.ts';
 
 export const FORMATS = Object.freeze({
   json: 'application/json; charset=utf-8',
@@ -104,7 +104,7 @@ export interface RowText {
 }
 
 /**
- * The rows of a `{"result":[…]}` body (encode.ts writes it), each as the exact text it has there.
+ * The rows of a `{"result":[…]}` body (encode-result.ts writes it), each as the exact text it has there.
  * Values are sliced, not parsed, so numbers, nested JSON and strings keep their bytes.
  */
 export function rowTexts(body: Buffer): RowText[] {

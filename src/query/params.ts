@@ -1,7 +1,7 @@
-import { closest } from '../did-you-mean.ts';
-import { HttpError } from '../errors.ts';
-import type { Compat } from '../ops/config.ts';
-import { PARAM_TYPES } from './store-binding.ts';
+import { closest } from '../shared/did-you-mean.ts';
+import { HttpError } from '../shared/errors.ts';
+import type { Compat } from '../process/config.ts';
+import { PARAM_TYPES } from '../sql/binding/store-binding.ts';
 
 /** A declared parameter of a stored query (from its settings file; docs/stored-queries.md). */
 /** `example`: a value to show a caller (the explorer fills it in), checked like a request's at start-up. */

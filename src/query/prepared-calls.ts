@@ -5,7 +5,7 @@
  * looks its preparation up. Bounded (LRU by use); a refused call is never remembered, so its
  * error is worked out, and reported, each time.
  */
-import { BoundedMemo } from '../bounded-memo.ts';
+import { BoundedMemo } from '../shared/bounded-memo.ts';
 import type { StoredQuery } from './registry.ts';
 import { prepareCall, type CallInput, type PreparedCall, type QueryDeps } from './run-query.ts';
 

@@ -26,7 +26,7 @@
  *   last of them; leading quote-like characters are left outside too (`'a@b.io'` → `'REDACTED'`).
  *   In a URL with user info, `pass@host.tld` is an address shape and is redacted.
  */
-import { RawJson } from './encode.ts';
+import { RawJson } from '../store/values/pg-text.ts';
 
 export const REDACTED = 'REDACTED';
 
@@ -104,7 +104,7 @@ export function redactValue(v: unknown): unknown {
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) return redactArray(v);
   if (isPlainObject(v)) return redactObject(v);
-  // jsonb the engine left as text (encode.ts): redacted in place, so it stays as PostgreSQL prints it.
+  // jsonb the engine left as text (store/values/pg-text.ts): redacted in place, so it stays as PostgreSQL prints it.
   if (v instanceof RawJson) return redactJsonText(v);
   // Dates, Buffers and other instances serialise without free text; leave them as they are.
   return v;

@@ -2,20 +2,20 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { cachePolicy, type CachePolicy } from './cache/cache-policy.ts';
 import { rowLimit, type RowLimit } from './max-rows.ts';
-import { closest } from '../did-you-mean.ts';
+import { closest } from '../shared/did-you-mean.ts';
 import { parseParamDeclarations, REQUEST_KEYS, sampleValue, unknownParamPolicy, type ParamSpec, type UnknownParams } from './params.ts';
-import type { SqlParser } from './sandbox/sql-parser.ts';
-import type { Compat } from '../ops/config.ts';
-import { clauseParams, literalLimit, prepareSandbox, tablesRead, type SandboxTemplate } from './sandbox/stored-statement.ts';
-import { bindSql, type BoundSql } from './sql-bind.ts';
-import { splitClickHouseWith, withOnlyWhatIsRead, type ClickHouseWith } from './clickhouse-with.ts';
-import { composeSandboxed } from './sandbox/compose.ts';
-import { clickhouseSandbox, storedCteColumns } from './clickhouse/compose-clickhouse.ts';
+import type { SqlParser } from '../sql/sandbox/sql-parser.ts';
+import type { Compat } from '../process/config.ts';
+import { clauseParams, literalLimit, prepareSandbox, tablesRead, type SandboxTemplate } from '../sql/sandbox/stored-statement.ts';
+import { bindSql, type BoundSql } from '../sql/binding/sql-bind.ts';
+import { splitClickHouseWith, withOnlyWhatIsRead, type ClickHouseWith } from '../sql/clickhouse/with-clause.ts';
+import { composeSandboxed } from '../sql/sandbox/compose.ts';
+import { clickhouseSandbox, storedCteColumns } from '../sql/clickhouse/compose-clickhouse.ts';
 import { quoteIdent, STORE_TABLES } from '../store/schema.ts';
 import type { StoreProbe } from '../store/store-check.ts';
 import { randomUUID } from 'node:crypto';
 import type { ResultColumns, StoreDialect } from '../store/engine.ts';
-import { STORE_BINDINGS, type StoreBinding } from './store-binding.ts';
+import { STORE_BINDINGS, type StoreBinding } from '../sql/binding/store-binding.ts';
 
 /** A stored query as loaded, validated and compiled at start-up. Frozen. */
 export interface StoredQuery {

@@ -4,7 +4,7 @@
  * (and so whether its caller may cancel it), how max rows and redaction apply.
  */
 import { performance } from 'node:perf_hooks';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../shared/errors.ts';
 import type { Engine, ResultColumns } from '../store/engine.ts';
 import { mapDbError } from '../store/db-errors.ts';
 import { cacheKey } from './cache/cache-key.ts';
@@ -15,7 +15,7 @@ import { encodedResult, type EncodedResult } from './encoded-result.ts';
 import { validateParams, type RawParams } from './params.ts';
 import { applyRedaction } from './redaction.ts';
 import type { StoredQuery } from './registry.ts';
-import type { Dialect } from './dialect/dialect.ts';
+import type { Dialect } from '../sql/dialect.ts';
 import type { Format } from './formats.ts';
 import type { FairQueue, Promotion, TurnOptions } from '../queue/fair-queue.ts';
 import type { StoreCheck } from '../store/store-check.ts';

@@ -23,7 +23,7 @@
  * spent waiting, raises it to a caller's turn.
  */
 import { performance } from 'node:perf_hooks';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../shared/errors.ts';
 
 /** What a turn is for, as /metrics reports it (never the token). */
 export const QUEUE_CLASSES = ['query', 'ingest', 'warming', 'retention'] as const;

@@ -1,7 +1,7 @@
 /** A request body read whole, with its byte limit: the query API's JSON bodies and ingest's batches. */
 import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
-import { HttpError } from '../errors.ts';
+import { HttpError } from './errors.ts';
 
 /**
  * Read the whole body as UTF-8, refusing more than `limit` bytes (413) without holding the excess.

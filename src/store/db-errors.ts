@@ -1,4 +1,4 @@
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../shared/errors.ts';
 import { RESULT_TOO_LARGE } from './result-limit.ts';
 import { STORE_RETRY_AFTER_SECONDS } from './store-check.ts';
 
@@ -27,7 +27,7 @@ export function databaseUnavailable(cause: unknown, message?: string): HttpError
   return new HttpError('database_unavailable', message, { headers: { 'Retry-After': RETRY_AFTER_SECONDS }, cause });
 }
 
-/** Map an error thrown by an engine to the HttpError of src/errors.ts; unknown errors are returned as `internal`. */
+/** Map an error thrown by an engine to the HttpError of src/shared/errors.ts; unknown errors are returned as `internal`. */
 export function mapDbError(err: unknown, ctx: DbErrorContext): HttpError {
   if (err instanceof HttpError) return err;
   const e = (err ?? {}) as { code?: unknown; message?: unknown };

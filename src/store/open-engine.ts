@@ -1,9 +1,9 @@
-import type { Config } from '../ops/config.ts';
-import { responseShape } from '../query/logflare-shape.ts';
-import { errorFields, type Logger } from '../ops/logger.ts';
+import type { Config } from '../process/config.ts';
+import { responseShape } from './values/response-shape.ts';
+import { errorFields, type Logger } from '../process/logger.ts';
 import type { Engine, LogWriter } from './engine.ts';
-import { createPgEngine } from './pg-engine.ts';
-import { createPgWriter } from './pg-writer.ts';
+import { createPgEngine } from './postgres/pg-engine.ts';
+import { createPgWriter } from './postgres/pg-writer.ts';
 import { WRITER_STATEMENT_TIMEOUT_MS } from './session-settings.ts';
 
 /** What the service reads through, and what ingest and retention write through (null: nothing writes). */
@@ -49,7 +49,7 @@ export async function openEngine(config: Config, logger: Logger): Promise<Opened
     return { engine, writer };
   }
   // Loaded only in embedded mode: importing PGlite alone costs ~40 MB of RSS the pg engine never uses.
-  const { openEmbeddedStore } = await import('./embedded-store.ts');
+  const { openEmbeddedStore } = await import('./pglite/embedded-store.ts');
   const { engine, writer } = await openEmbeddedStore(config, logger);
   return { engine, writer };
 }

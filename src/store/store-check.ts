@@ -6,8 +6,8 @@
  * start-up, by /ready, and again when a call fails the way a missing table or grant fails; a
  * store fixed while the service runs is seen at the next check, without a restart.
  */
-import { SYSTEM_CLOCK, type Clock } from '../clock.ts';
-import { HttpError } from '../errors.ts';
+import { SYSTEM_CLOCK, type Clock } from '../shared/clock.ts';
+import { HttpError } from '../shared/errors.ts';
 import type { Engine } from './engine.ts';
 import { quoteIdent } from './schema.ts';
 

@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Prng } from '../../src/store/demo/prng.ts';
-import { readConfig } from '../../src/ops/config.ts';
-import { ERRORS, type ErrorCode } from '../../src/errors.ts';
-import { createLogger } from '../../src/ops/logger.ts';
+import { readConfig } from '../../src/process/config.ts';
+import { ERRORS, type ErrorCode } from '../../src/shared/errors.ts';
+import { createLogger } from '../../src/process/logger.ts';
 import { startService, type Service } from '../../src/service.ts';
 import type { EngineFactory, TestStore } from '../support/engines.ts';
 import { edgeRow, insertRows } from '../support/fixtures.ts';

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { QUERIES_DIR } from '../../src/ops/config.ts';
+import { QUERIES_DIR } from '../../src/process/config.ts';
 import { sessionSettings } from '../../src/store/session-settings.ts';
 import { SCHEMA, TEST_STATEMENT_TIMEOUT_MS, type EngineFactory, type TestStore } from '../support/engines.ts';
 import { edgeRow, insertRows } from '../support/fixtures.ts';

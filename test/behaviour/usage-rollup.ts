@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Service } from '../../src/service.ts';
-import { QUERIES_DIR } from '../../src/ops/config.ts';
-import { POSTGRESQL } from '../../src/query/dialect/dialect.ts';
+import { QUERIES_DIR } from '../../src/process/config.ts';
+import { POSTGRESQL } from '../../src/sql/dialect.ts';
 import { loadRegistry } from '../../src/query/registry.ts';
 import { bindStatement } from '../../src/query/run-query.ts';
-import { loadSqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import { loadSqlParser } from '../../src/sql/sandbox/sql-parser.ts';
 import { applySchema, EDGE_ROLLUP_TRIGGERS, USAGE_URL_INDEXES } from '../../src/store/schema.ts';
 import { Prng } from '../../src/store/demo/prng.ts';
 import { queryOnce, type EngineFactory, type TestStore } from '../support/engines.ts';

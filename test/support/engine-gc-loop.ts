@@ -4,13 +4,13 @@
  * been encoded (after CONCURRENT_MS of 32 calls at a time, when set). Run under `node
  * --trace-gc-nvp`, which prints each scavenge's promoted bytes.
  */
-import { createPgEngine } from '../../src/store/pg-engine.ts';
+import { createPgEngine } from '../../src/store/postgres/pg-engine.ts';
 import { encodeResult } from '../../src/query/encode-result.ts';
-import { QUERIES_DIR } from '../../src/ops/config.ts';
-import { POSTGRESQL } from '../../src/query/dialect/dialect.ts';
+import { QUERIES_DIR } from '../../src/process/config.ts';
+import { POSTGRESQL } from '../../src/sql/dialect.ts';
 import { loadRegistry } from '../../src/query/registry.ts';
 import { bindStatement } from '../../src/query/run-query.ts';
-import { loadSqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import { loadSqlParser } from '../../src/sql/sandbox/sql-parser.ts';
 import { SCHEMA } from './engines.ts';
 
 const engine = createPgEngine({ connectionString: process.env.DATABASE_URL!, schema: SCHEMA, statementTimeoutMs: 10_000, poolMax: 2, connectTimeoutMs: 2_000 });

@@ -4,7 +4,7 @@
  * in use order by a delete and an insert per use (`reinsert`, the control), run with --expose-gc
  * --trace-gc-nvp after two full GCs; the test reads the promoted bytes of each scavenge.
  */
-import { BoundedMemo } from '../../src/bounded-memo.ts';
+import { BoundedMemo } from '../../src/shared/bounded-memo.ts';
 
 const HOT_KEYS = 8;
 const USES = 1_000_000;

@@ -2,8 +2,8 @@
  * Helpers for the operability tests: a service with a capturing logger and optional stored-query
  * directory, Prometheus text parsing, polling, and a view of pg_stat_activity.
  */
-import { readConfig } from '../../src/ops/config.ts';
-import { createLogger } from '../../src/ops/logger.ts';
+import { readConfig } from '../../src/process/config.ts';
+import { createLogger } from '../../src/process/logger.ts';
 import type { Service } from '../../src/service.ts';
 import type { TestStore } from './engines.ts';
 import { startTestService, TOKEN } from './service.ts';

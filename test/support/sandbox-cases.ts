@@ -3,7 +3,7 @@
  * the CTEs edge_logs, postgres_logs and auth_logs. Shared by the unit test (test/sandbox.test.ts) and
  * the HTTP suite, which runs them against both engines.
  */
-import { MAX_SQL_BYTES } from '../../src/query/sandbox/allow-lists.ts';
+import { MAX_SQL_BYTES } from '../../src/sql/sandbox/allow-lists.ts';
 
 export type Rejected = [label: string, sql: string, message?: RegExp];
 

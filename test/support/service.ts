@@ -1,6 +1,6 @@
-import type { Clock } from '../../src/clock.ts';
-import { readConfig, SETTINGS } from '../../src/ops/config.ts';
-import { createLogger, type Logger } from '../../src/ops/logger.ts';
+import type { Clock } from '../../src/shared/clock.ts';
+import { readConfig, SETTINGS } from '../../src/process/config.ts';
+import { createLogger, type Logger } from '../../src/process/logger.ts';
 import { startService, type Service } from '../../src/service.ts';
 import type { TestStore } from './engines.ts';
 

@@ -6,7 +6,7 @@
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QUERIES_DIR } from '../../src/ops/config.ts';
+import { QUERIES_DIR } from '../../src/process/config.ts';
 import { fileURLToPath } from 'node:url';
 
 /** Stored queries for tests that need a statement to stay busy: `test.slow?seconds=N` (real PostgreSQL only). */

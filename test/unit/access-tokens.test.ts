@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError } from '../../src/auth/access-tokens.ts';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
-import { ConfigError } from '../../src/errors.ts';
-import { readConfig } from '../../src/ops/config.ts';
-import { HttpError } from '../../src/errors.ts';
+import { ConfigError } from '../../src/shared/errors.ts';
+import { readConfig } from '../../src/process/config.ts';
+import { HttpError } from '../../src/shared/errors.ts';
 import { loadRegistry } from '../../src/query/registry.ts';
-import { loadSqlParser, type SqlParser } from '../../src/query/sandbox/sql-parser.ts';
-import { QUERIES_DIR } from '../../src/ops/config.ts';
+import { loadSqlParser, type SqlParser } from '../../src/sql/sandbox/sql-parser.ts';
+import { QUERIES_DIR } from '../../src/process/config.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 // The registry analyses sandboxed statements as it loads: the parser must be ready.

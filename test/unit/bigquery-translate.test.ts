@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { HttpError } from '../../src/errors.ts';
-import { prePass } from '../../src/query/dialect/bigquery-lexer.ts';
-import { translateBigQuery } from '../../src/query/dialect/translate.ts';
-import { loadSqlParser, type SqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import { HttpError } from '../../src/shared/errors.ts';
+import { prePass } from '../../src/sql/bigquery/bigquery-lexer.ts';
+import { translateBigQuery } from '../../src/sql/bigquery/translate.ts';
+import { loadSqlParser, type SqlParser } from '../../src/sql/sandbox/sql-parser.ts';
 import { REFUSED_TRANSLATIONS, TRANSLATED } from '../support/bigquery-cases.ts';
 
 const TABLES = ['edge_logs', 'postgres_logs', 'function_edge_logs', 'function_logs', 'auth_logs', 'realtime_logs', 'storage_logs', 'postgrest_logs', 'pgbouncer_logs'];

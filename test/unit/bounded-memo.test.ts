@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BoundedMemo } from '../../src/bounded-memo.ts';
-import { LruMap } from '../../src/lru-map.ts';
+import { BoundedMemo } from '../../src/shared/bounded-memo.ts';
+import { LruMap } from '../../src/shared/lru-map.ts';
 import { assertOnlyControlPromotes } from '../support/promotion.ts';
 
 test('BoundedMemo: past maxEntries the least recently used goes; a get counts as a use', () => {
@@ -80,7 +80,7 @@ test('LruMap: the least recent key follows uses (the key used last again include
 
 // Regression: LruMap kept its Map in use order, a delete and an insert per use. With two or more hot
 // keys in turn that rebuilt the table every few dozen uses, and the superseded tables, pointing at
-// their successors, took each use's key string into the old generation (lru-map.ts). The control is
+// their successors, took each use's key string into the old generation (shared/lru-map.ts). The control is
 // that mechanism on a plain Map: it shows the measure sees the state the memo must not fall into.
 test('BoundedMemo: hits on eight hot keys in turn promote nothing to the old generation (a Map reordered per use does)', () => {
   assertOnlyControlPromotes(new URL('../support/memo-churn.ts', import.meta.url), 'reinsert', 10_000, 'memo');

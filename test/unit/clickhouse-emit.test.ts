@@ -1,17 +1,17 @@
 /**
- * Caller sql printed for ClickHouse (src/query/clickhouse/): what is printed with PostgreSQL's
+ * Caller sql printed for ClickHouse (src/sql/clickhouse/): what is printed with PostgreSQL's
  * meaning, and what is refused by name and position, never guessed. The answers themselves are
  * compared with PostgreSQL's in test/clickhouse.test.ts.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { join } from 'node:path';
-import { loadSqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import { loadSqlParser } from '../../src/sql/sandbox/sql-parser.ts';
 import { loadRegistry } from '../../src/query/registry.ts';
-import { composeSandboxed } from '../../src/query/sandbox/compose.ts';
-import { PRINTED_FUNCTIONS } from '../../src/query/clickhouse/emit-functions.ts';
-import { ALLOWED_FUNCTIONS } from '../../src/query/sandbox/allow-lists.ts';
-import { HttpError } from '../../src/errors.ts';
+import { composeSandboxed } from '../../src/sql/sandbox/compose.ts';
+import { PRINTED_FUNCTIONS } from '../../src/sql/clickhouse/emit-functions.ts';
+import { ALLOWED_FUNCTIONS } from '../../src/sql/sandbox/allow-lists.ts';
+import { HttpError } from '../../src/shared/errors.ts';
 
 const parser = await loadSqlParser();
 const registry = loadRegistry(join(import.meta.dirname, '../../sql/queries'), parser, null, 'clickhouse', 'logs');

@@ -1,7 +1,7 @@
-/** clickhouse-optional.ts: `(@p is null or …)` folded per call shape, only where the result is certain. */
+/** optional-filters.ts: `(@p is null or …)` folded per call shape, only where the result is certain. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { foldableParams, foldOptional } from '../../src/query/clickhouse-optional.ts';
+import { foldableParams, foldOptional } from '../../src/sql/clickhouse/optional-filters.ts';
 
 // [label, statement, folded with @p absent, folded with @p given]; a statement left as written has the same text in both.
 const CASES: readonly (readonly [label: string, sql: string, absent: string, given: string])[] = [

@@ -1,7 +1,7 @@
-/** clickhouse-with.ts: a stored ClickHouse statement's WITH clause, split and pruned to what is read. */
+/** with-clause.ts: a stored ClickHouse statement's WITH clause, split and pruned to what is read. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { splitClickHouseWith, withOnlyWhatIsRead } from '../../src/query/clickhouse-with.ts';
+import { splitClickHouseWith, withOnlyWhatIsRead } from '../../src/sql/clickhouse/with-clause.ts';
 
 const STATEMENT = `-- a comment with ( and , in it
 with

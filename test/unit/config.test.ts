@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../../src/errors.ts';
-import { QUERIES_DIR, readConfig, settingsTable } from '../../src/ops/config.ts';
-import { DEFAULT_EMBEDDED_MEMORY_MB } from '../../src/store/pglite-engine.ts';
+import { ConfigError } from '../../src/shared/errors.ts';
+import { QUERIES_DIR, readConfig, settingsTable } from '../../src/process/config.ts';
+import { DEFAULT_EMBEDDED_MEMORY_MB } from '../../src/store/pglite/pglite-engine.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from '../../src/store/result-limit.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');

@@ -1,4 +1,4 @@
-// Database errors → error codes (src/errors.ts): everything that means "the database is not there" is a 503 with Retry-After.
+// Database errors → error codes (src/shared/errors.ts): everything that means "the database is not there" is a 503 with Retry-After.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mapDbError } from '../../src/store/db-errors.ts';

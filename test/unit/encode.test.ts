@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HOSTILE_STRINGS } from '../support/hostile-strings.ts';
-import { RawJson, TEXT_PARSERS, OID, encodeInt8, encodeNumeric, encodeTimestamp } from '../../src/query/encode.ts';
+import { RawJson, TEXT_PARSERS, OID, encodeInt8, encodeNumeric, encodeTimestamp } from '../../src/store/values/pg-text.ts';
 import { encodeResult } from '../../src/query/encode-result.ts';
 import { redactRows } from '../../src/query/redact.ts';
 

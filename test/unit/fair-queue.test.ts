@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HttpError } from '../../src/errors.ts';
+import { HttpError } from '../../src/shared/errors.ts';
 import { ACTIVE_WINDOW_MS, FairQueue, type FairQueueOptions, type Promotion, type QueueClass, type QueueRejection } from '../../src/queue/fair-queue.ts';
 
 /** A queue on the test's clock, recording what it reports. */

@@ -1,8 +1,8 @@
 /** Answer formats (src/query/formats.ts): negotiation table, CSV fields, and each format made once per answer. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HttpError } from '../../src/errors.ts';
-import { RawJson } from '../../src/query/encode.ts';
+import { HttpError } from '../../src/shared/errors.ts';
+import { RawJson } from '../../src/store/values/pg-text.ts';
 import { encodeResult } from '../../src/query/encode-result.ts';
 import { acceptMismatch, formatParam, negotiate, type Format } from '../../src/query/formats.ts';
 import { encodedResult, inFormat } from '../../src/query/encoded-result.ts';

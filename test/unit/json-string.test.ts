@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { jsonString } from '../../src/json-string.ts';
+import { jsonString } from '../../src/shared/json-string.ts';
 import { HOSTILE_STRINGS } from '../support/hostile-strings.ts';
 
 test('jsonString writes exactly what JSON.stringify writes, for plain and hostile strings alike', () => {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
-import { jsonbOfValue, jsonbText } from '../../src/store/jsonb-text.ts';
+import { jsonbOfValue, jsonbText } from '../../src/store/values/jsonb-text.ts';
 
 const VALID = [
   '{"b":1,"a":2,"aa":[1,2.50,1e2,-0,1.23e-2,0.0,-0.0,1E+2,12e-1,100e-2,5e0,-12,0]}',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setImmediate as turnEnd } from 'node:timers/promises';
-import { LineBatch, type LineSink } from '../../src/ops/line-batch.ts';
+import { LineBatch, type LineSink } from '../../src/process/line-batch.ts';
 import { HOSTILE_STRINGS } from '../support/hostile-strings.ts';
 
 /** A sink that records each write; `keeps` makes it hold on to the bytes, as a stream with a full pipe does. */

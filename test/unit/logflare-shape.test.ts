@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { datetimeText, textParsers, unixMicros, wrapNestedObjects } from '../../src/query/logflare-shape.ts';
-import { OID, RawJson, TEXT_PARSERS } from '../../src/query/encode.ts';
+import { datetimeText, textParsers, unixMicros, wrapNestedObjects } from '../../src/store/values/response-shape.ts';
+import { OID, RawJson, TEXT_PARSERS } from '../../src/store/values/pg-text.ts';
 
 const WRAPS: readonly (readonly [jsonb: string, logflare: string])[] = [
   ['{"a": 1}', '[{"a": 1}]'],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger } from '../../src/ops/logger.ts';
-import type { LogLevel } from '../../src/ops/config.ts';
+import { createLogger } from '../../src/process/logger.ts';
+import type { LogLevel } from '../../src/process/config.ts';
 
 function capture(level: LogLevel) {
   const lines: { line: string; level: LogLevel }[] = [];

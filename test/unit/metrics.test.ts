@@ -1,7 +1,7 @@
 // The hand-written Prometheus exposition: format, histogram arithmetic, label escaping, gauges read at scrape time.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatLabels, Metrics, type MetricsSources } from '../../src/ops/metrics.ts';
+import { formatLabels, Metrics, type MetricsSources } from '../../src/metrics/metrics.ts';
 import { parseMetrics } from '../support/ops.ts';
 
 const SOURCES: MetricsSources = {

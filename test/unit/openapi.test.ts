@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import type { Principal } from '../../src/auth/authenticator.ts';
-import { ERRORS } from '../../src/errors.ts';
-import { buildOpenApi } from '../../src/ops/openapi.ts';
+import { ERRORS } from '../../src/shared/errors.ts';
+import { buildOpenApi } from '../../src/http/openapi.ts';
 import { loadRegistry } from '../../src/query/registry.ts';
-import { loadSqlParser, type SqlParser } from '../../src/query/sandbox/sql-parser.ts';
-import { QUERIES_DIR } from '../../src/ops/config.ts';
+import { loadSqlParser, type SqlParser } from '../../src/sql/sandbox/sql-parser.ts';
+import { QUERIES_DIR } from '../../src/process/config.ts';
 
 // The registry analyses sandboxed statements as it loads: the parser must be ready.
 let parser: SqlParser;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HttpError } from '../../src/errors.ts';
+import { HttpError } from '../../src/shared/errors.ts';
 import { canonicalTimestamp, parseParamDeclarations, sampleValue, validateParams, type ParamSpec } from '../../src/query/params.ts';
 
 const TIMESTAMPS: [string, string | null][] = [

@@ -1,5 +1,5 @@
 /**
- * The embedded engine (src/store/pglite-engine.ts): one session serves every caller, so behind the
+ * The embedded engine (src/store/pglite/pglite-engine.ts): one session serves every caller, so behind the
  * service's fair queue owners share its time; a statement cut off by its timeout leaves the store
  * intact; and its memory cap (pglite-worker.ts).
  */
@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { AdminExec, Engine, LogWriter } from '../../src/store/engine.ts';
-import { createPgliteEngine, TEMPORARY_STORE_PREFIX } from '../../src/store/pglite-engine.ts';
+import { createPgliteEngine, TEMPORARY_STORE_PREFIX } from '../../src/store/pglite/pglite-engine.ts';
 import { applySchema } from '../../src/store/schema.ts';
 import { FairQueue } from '../../src/queue/fair-queue.ts';
 import { queuedWriter } from '../../src/queue/queued-writer.ts';
@@ -83,7 +83,7 @@ test('a value larger than the WASM memory cap fails as out of memory (53200); th
 
 test('a process that crashes (an uncaught exception) still removes the engine\'s temporary store', () => {
   const tmp = tempDir('pglite-crash-');
-  const engineUrl = new URL('../../src/store/pglite-engine.ts', import.meta.url).href;
+  const engineUrl = new URL('../../src/store/pglite/pglite-engine.ts', import.meta.url).href;
   const script = `const { createPgliteEngine } = await import(${JSON.stringify(engineUrl)});
     await createPgliteEngine({ dataDir: null, schema: 'logs', statementTimeoutMs: 10000 });
     const { readdirSync } = await import('node:fs');

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { HttpError } from '../../src/errors.ts';
-import { QUERIES_DIR } from '../../src/ops/config.ts';
-import { POSTGRESQL } from '../../src/query/dialect/dialect.ts';
+import { HttpError } from '../../src/shared/errors.ts';
+import { QUERIES_DIR } from '../../src/process/config.ts';
+import { POSTGRESQL } from '../../src/sql/dialect.ts';
 import { PreparedCalls, PREPARED_SEARCH_MAX_CHARS } from '../../src/query/prepared-calls.ts';
 import { loadRegistry, type StoredQuery } from '../../src/query/registry.ts';
-import { loadSqlParser } from '../../src/query/sandbox/sql-parser.ts';
+import { loadSqlParser } from '../../src/sql/sandbox/sql-parser.ts';
 import { readSearch } from '../../src/http/request-input.ts';
 import type { Engine } from '../../src/store/engine.ts';
 import { StoreCheck } from '../../src/store/store-check.ts';

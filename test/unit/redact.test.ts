@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { REDACTED, redactRows, redactString, redactValue } from '../../src/query/redact.ts';
-import { RawJson } from '../../src/query/encode.ts';
+import { RawJson } from '../../src/store/values/pg-text.ts';
 
 const R = REDACTED;
 

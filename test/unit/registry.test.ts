@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { DefinitionError, loadRegistry } from '../../src/query/registry.ts';
-import { loadSqlParser, type SqlParser } from '../../src/query/sandbox/sql-parser.ts';
-import { QUERIES_DIR } from '../../src/ops/config.ts';
+import { loadSqlParser, type SqlParser } from '../../src/sql/sandbox/sql-parser.ts';
+import { QUERIES_DIR } from '../../src/process/config.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 let parser: SqlParser;

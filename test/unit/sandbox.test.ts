@@ -1,11 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PGlite } from '@electric-sql/pglite';
-import { HttpError } from '../../src/errors.ts';
-import { ALLOWED_FUNCTIONS } from '../../src/query/sandbox/allow-lists.ts';
-import { composeSandboxed } from '../../src/query/sandbox/compose.ts';
-import { loadSqlParser, type SqlParser } from '../../src/query/sandbox/sql-parser.ts';
-import { prepareSandbox } from '../../src/query/sandbox/stored-statement.ts';
+import { HttpError } from '../../src/shared/errors.ts';
+import { ALLOWED_FUNCTIONS } from '../../src/sql/sandbox/allow-lists.ts';
+import { composeSandboxed } from '../../src/sql/sandbox/compose.ts';
+import { loadSqlParser, type SqlParser } from '../../src/sql/sandbox/sql-parser.ts';
+import { prepareSandbox } from '../../src/sql/sandbox/stored-statement.ts';
 import { ALLOWED, REJECTED } from '../support/sandbox-cases.ts';
 
 // A stored statement as the binder hands it over: @project is already $1. Its CTE bodies read the

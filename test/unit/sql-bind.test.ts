@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bindSql, firstParam, scanSql, SqlTokenizeError } from '../../src/query/sql-bind.ts';
+import { bindSql, firstParam, scanSql, SqlTokenizeError } from '../../src/sql/binding/sql-bind.ts';
 
 type Case =
   | { name: string; input: string; sql: string; names: string[] }

@@ -3,8 +3,8 @@
  * warming (docs/caching.md). Knows nothing about HTTP or databases; the caller supplies a `load`
  * function per key, and only cached policies (cache-policy.ts) reach it.
  */
-import { SYSTEM_CLOCK, type Clock } from '../../clock.ts';
-import { LruMap } from '../../lru-map.ts';
+import { SYSTEM_CLOCK, type Clock } from '../../shared/clock.ts';
+import { LruMap } from '../../shared/lru-map.ts';
 import type { EncodedResult } from '../encoded-result.ts';
 import type { CachedPolicy } from './cache-policy.ts';
 import type { Promotion } from '../../queue/fair-queue.ts';

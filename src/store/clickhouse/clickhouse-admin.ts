@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings, InsertResult } from '@clickhouse/client';
 import type { DemoColumns } from '../demo/demo-data.ts';
-import { jsonbOfValue, jsonbText } from '../jsonb-text.ts';
+import { jsonbOfValue, jsonbText } from '../values/jsonb-text.ts';
 import { clickhouseSchema, type ClickHouseSchemaOptions } from './schema.ts';
 import { clickhouseTimestamp } from './timestamps.ts';
 import type { LogTable } from '../schema.ts';

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
-import { textParsers, type ResponseShape } from '../../query/logflare-shape.ts';
+import { textParsers, type ResponseShape } from '../values/response-shape.ts';
 import type { Engine, QueryOptions, ResultColumns, Row } from '../engine.ts';
 import { resultTooLarge } from '../result-limit.ts';
 import { fromClickHouse } from './errors.ts';
@@ -16,7 +16,7 @@ export interface ClickHouseEngineOptions {
   /** Runs the service's statements. */
   client: ClickHouseClient;
   /**
-   * Runs caller sql (printed by src/query/clickhouse/), read-only with the caller limits: on chdb a
+   * Runs caller sql (printed by src/sql/clickhouse/), read-only with the caller limits: on chdb a
    * connection of its own, since settings stick to a chdb session; on a server the same client,
    * the settings being per query there.
    */

@@ -1,12 +1,12 @@
 /**
- * ClickHouse's JSON output → the row values the PostgreSQL engines give (encode.ts), through the
+ * ClickHouse's JSON output → the row values the PostgreSQL engines give (values/pg-text.ts), through the
  * same text parsers: a DateTime64 is read as the timestamptz text it equals, a 64-bit integer (sent
  * quoted) as int8 text, a Decimal as numeric text; a String column the stored query declares an
  * object or array is its JSON text, spliced as jsonb is. So both engines answer with the same bytes,
  * in either response shape.
  */
-import { OID } from '../../query/encode.ts';
-import { jsonbText } from '../jsonb-text.ts';
+import { OID } from '../values/pg-text.ts';
+import { jsonbText } from '../values/jsonb-text.ts';
 import type { ResultColumns } from '../engine.ts';
 
 type Parsers = Readonly<Record<number, (text: string) => unknown>>;

@@ -26,7 +26,7 @@ export function scalarAt(path: readonly string[]): string {
  * Each top-level key of `metadata` → its value's jsonb_typeof name, from one parse at insert: what
  * Studio's queries test on every row (`jsonb_typeof(metadata -> 'request') = 'object'`, the
  * translation of `CROSS JOIN UNNEST(m.request)`), read from a small map instead of the document
- * (src/query/clickhouse/, the stored CTEs expose it to the printer, never to callers).
+ * (src/sql/clickhouse/, the stored CTEs expose it to the printer, never to callers).
  */
 export const METADATA_KINDS = `mapFromArrays(arrayMap(kv -> kv.1, JSONExtractKeysAndValuesRaw(metadata)), arrayMap(kv -> multiIf(startsWith(kv.2, '{'), 'object', startsWith(kv.2, '['), 'array', startsWith(kv.2, '"'), 'string', kv.2 IN ('true', 'false'), 'boolean', kv.2 = 'null', 'null', 'number'), JSONExtractKeysAndValuesRaw(metadata)))`;
 

@@ -3,7 +3,7 @@ import { LruMap } from './lru-map.ts';
 /**
  * What a request works out that a later one repeats (a resolved request target, a prepared call, a
  * translation, a matched token), remembered by a string key and bounded: at most `maxEntries`, the
- * least recently used dropped first (lru-map.ts), and a key longer than `maxKeyChars` never held,
+ * least recently used dropped first (shared/lru-map.ts), and a key longer than `maxKeyChars` never held,
  * since working it out again is cheaper than holding large texts (a long `sql`).
  */
 export class BoundedMemo<V> {

@@ -4,9 +4,9 @@
  * role and sessions; a burst of ingest can take no more than these connections from the server.
  */
 import pg from 'pg';
-import type { LogWriter } from './engine.ts';
+import type { LogWriter } from '../engine.ts';
 import { APPLICATION_NAME } from './pg-engine.ts';
-import { optionsString, writerSessionSettings } from './session-settings.ts';
+import { optionsString, writerSessionSettings } from '../session-settings.ts';
 
 export interface PgWriterOptions {
   connectionString: string;

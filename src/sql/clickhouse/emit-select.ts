@@ -4,7 +4,7 @@
  * one, as in PostgreSQL), every column qualified, output names as PostgreSQL gives them, ORDER BY
  * and GROUP BY positions and output names resolved here, named windows inlined.
  */
-import { outputName } from '../dialect/qualify.ts';
+import { outputName } from '../bigquery/qualify.ts';
 import { nodeType, reject, stringList, wrapped, type Json, type Locator } from '../sandbox/sql-parser.ts';
 import { chIdent, elementOf, expr, unsupported, type Column, type Expr, type ExprScope, type PgType, type Printed } from './emit-types.ts';
 import { ExprEmitter } from './emit-expression.ts';

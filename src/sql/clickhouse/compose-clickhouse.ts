@@ -5,11 +5,11 @@
  * PostgreSQL statement beside the ClickHouse one, typed by the same printer over the log tables.
  */
 import { LOG_TABLES } from '../../store/schema.ts';
-import { withCtesFor, type ClickHouseWith } from '../clickhouse-with.ts';
+import { withCtesFor, type ClickHouseWith } from './with-clause.ts';
 import { checkCallerSql } from '../sandbox/caller-sql.ts';
-import { BoundedMemo } from '../../bounded-memo.ts';
+import { BoundedMemo } from '../../shared/bounded-memo.ts';
 import type { ResultColumns } from '../../store/engine.ts';
-import { HttpError } from '../../errors.ts';
+import { HttpError } from '../../shared/errors.ts';
 import { Locator, reject, wrapped, type Json, type SqlParser } from '../sandbox/sql-parser.ts';
 import { chIdent, type Column, type Printed } from './emit-types.ts';
 import { SelectPrinter } from './emit-select.ts';

@@ -1,10 +1,10 @@
-import type { Config } from '../ops/config.ts';
-import { responseShape } from '../query/logflare-shape.ts';
-import { generateDemoLogs, insertDemoLogs } from './demo/demo-data.ts';
-import type { AdminExec, Engine, LogWriter } from './engine.ts';
+import type { Config } from '../../process/config.ts';
+import { responseShape } from '../values/response-shape.ts';
+import { generateDemoLogs, insertDemoLogs } from '../demo/demo-data.ts';
+import type { AdminExec, Engine, LogWriter } from '../engine.ts';
 import { createPgliteEngine } from './pglite-engine.ts';
-import type { Logger } from '../ops/logger.ts';
-import { applySchema, quoteIdent } from './schema.ts';
+import type { Logger } from '../../process/logger.ts';
+import { applySchema, quoteIdent } from '../schema.ts';
 
 /**
  * The embedded store for `npm start` without DATABASE_URL: PGlite in DATA_DIR (or a temporary directory), with

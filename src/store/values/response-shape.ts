@@ -6,8 +6,8 @@
  * works on PostgreSQL's text forms, so no value passes through a float or a JS object on the way:
  * microseconds and large JSON integers stay exact.
  */
-import type { Compat } from '../ops/config.ts';
-import { OID, PG_TIMESTAMP, RawJson, TEXT_PARSERS } from './encode.ts';
+import type { Compat } from '../../process/config.ts';
+import { OID, PG_TIMESTAMP, RawJson, TEXT_PARSERS } from './pg-text.ts';
 
 export type ResponseShape = 'standard' | 'logflare';
 

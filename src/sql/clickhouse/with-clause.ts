@@ -5,7 +5,7 @@
  * stored call only the CTEs its final SELECT reads (each costs ClickHouse analysis time, read or not).
  * Statements here are ours (sql/queries), never a caller's.
  */
-import { lex, unquote, type Tok } from './clickhouse-tokens.ts';
+import { lex, unquote, type Tok } from './tokens.ts';
 
 export interface ClickHouseWith {
   /** `expr as name` items, in order, as written. */

@@ -3,11 +3,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { RawJson } from '../query/encode.ts';
-import type { ResponseShape } from '../query/logflare-shape.ts';
-import type { AdminExec, LogWriter, Engine, QueryOptions, Row } from './engine.ts';
-import { DEFAULT_MAX_RESULT_BYTES } from './result-limit.ts';
-import { sessionSettings, WRITER_STATEMENT_TIMEOUT_MS } from './session-settings.ts';
+import { RawJson } from '../values/pg-text.ts';
+import type { ResponseShape } from '../values/response-shape.ts';
+import type { AdminExec, LogWriter, Engine, QueryOptions, Row } from '../engine.ts';
+import { DEFAULT_MAX_RESULT_BYTES } from '../result-limit.ts';
+import { sessionSettings, WRITER_STATEMENT_TIMEOUT_MS } from '../session-settings.ts';
 import type { Job, Reply, WorkerStart } from './pglite-worker.ts';
 
 export interface PgliteEngineOptions {

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { closest } from '../did-you-mean.ts';
-import { ConfigError } from '../errors.ts';
+import { closest } from '../shared/did-you-mean.ts';
+import { ConfigError } from '../shared/errors.ts';
 import { parseGrant, parseTokenFile, parseTokenList, TokenFormatError, type TokenGrant } from '../auth/access-tokens.ts';
 
 /** Everything the service reads from its environment, validated once at start-up. */

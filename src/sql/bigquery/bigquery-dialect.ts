@@ -4,13 +4,13 @@
  * Imported only in that mode: the deparser and the translator cost the default mode nothing.
  */
 import { performance } from 'node:perf_hooks';
-import { BoundedMemo } from '../../bounded-memo.ts';
-import { HttpError } from '../../errors.ts';
+import { BoundedMemo } from '../../shared/bounded-memo.ts';
+import { HttpError } from '../../shared/errors.ts';
 import { MAX_TRANSLATED_TOKENS } from '../sandbox/allow-lists.ts';
 import { composeSandboxed } from '../sandbox/compose.ts';
 import type { SqlParser } from '../sandbox/sql-parser.ts';
 import type { SandboxTemplate } from '../sandbox/stored-statement.ts';
-import type { Composed, Dialect } from './dialect.ts';
+import type { Composed, Dialect } from '../dialect.ts';
 import { translateBigQuery } from './translate.ts';
 
 /** Distinct sql texts whose translation (or refusal) is remembered, per stored query. */

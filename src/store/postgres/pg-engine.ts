@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { textParsers, type ResponseShape } from '../query/logflare-shape.ts';
-import type { Engine, QueryOptions, Row } from './engine.ts';
-import { DEFAULT_MAX_RESULT_BYTES, resultTooLarge } from './result-limit.ts';
-import { optionsString, sessionSettings } from './session-settings.ts';
+import { textParsers, type ResponseShape } from '../values/response-shape.ts';
+import type { Engine, QueryOptions, Row } from '../engine.ts';
+import { DEFAULT_MAX_RESULT_BYTES, resultTooLarge } from '../result-limit.ts';
+import { optionsString, sessionSettings } from '../session-settings.ts';
 
 export interface PgEngineOptions {
   connectionString: string;
@@ -30,7 +30,7 @@ export interface PgEngineOptions {
    */
   preparedStatements?: boolean;
 }
-/** The driver's type parsers with ours (encode.ts) in front. */
+/** The driver's type parsers with ours (values/pg-text.ts) in front. */
 function typesFor(shape: ResponseShape): pg.CustomTypesConfig {
   const parsers = textParsers(shape);
   return {

@@ -3,8 +3,8 @@
  * while printing to the type beside it, as PostgreSQL reads it (timestamps, dates, intervals,
  * numbers, booleans, JSON), and casts with PostgreSQL's input syntax, range checks and errors.
  */
-import { HttpError } from '../../errors.ts';
-import { jsonbText } from '../../store/jsonb-text.ts';
+import { HttpError } from '../../shared/errors.ts';
+import { jsonbText } from '../../store/values/jsonb-text.ts';
 import { clickhouseTimestamp } from '../../store/clickhouse/timestamps.ts';
 import { stringList, type Json } from '../sandbox/sql-parser.ts';
 import { chString, expr, unsupported, type Expr, type IntervalTerm, type PgType } from './emit-types.ts';

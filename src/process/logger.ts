@@ -1,5 +1,5 @@
 import type { LogLevel } from './config.ts';
-import { jsonString } from '../json-string.ts';
+import { jsonString } from '../shared/json-string.ts';
 import { LineBatch } from './line-batch.ts';
 
 /** JSON-lines logger: one object per line on stdout (errors on stderr). */

@@ -1,7 +1,7 @@
 /**
  * ClickHouse SQL read as tokens, enough for the structure of the stored statements (sql/queries,
  * never a caller's): comments skipped, literals and quoted names whole, each token with its offsets
- * in the text. Used by clickhouse-with.ts (the WITH clause) and clickhouse-optional.ts (conditions on
+ * in the text. Used by with-clause.ts (the WITH clause) and optional-filters.ts (conditions on
  * optional parameters).
  */
 

@@ -8,13 +8,13 @@
  * where it is given the group is its condition. Only whether a value is null picks a statement;
  * values are bound as in any other.
  *
- * Works on tokens (clickhouse-tokens.ts) of our own statements, never a caller's. A group is folded
+ * Works on tokens (tokens.ts) of our own statements, never a caller's. A group is folded
  * only where the result is certain: its condition has no operator that binds looser than OR (`?:`,
  * a lambda, an alias), it is not a function's arguments, it holds no other such group, and its `and`
  * goes with it only where that `and` is a conjunction (not BETWEEN's) of whole operands; otherwise
  * an absent group becomes `true`, which is always exact.
  */
-import { lex, type Tok } from './clickhouse-tokens.ts';
+import { lex, type Tok } from './tokens.ts';
 
 /** One `(@name is null or …)`: the token indexes of its parentheses. */
 interface Group {

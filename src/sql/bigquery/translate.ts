@@ -11,7 +11,7 @@
  * here is trusted to keep a caller inside the stored CTEs.
  */
 import { deparseSync } from 'pgsql-deparser';
-import { HttpError } from '../../errors.ts';
+import { HttpError } from '../../shared/errors.ts';
 import { checkTopLevel, parseCaller, preflight } from '../sandbox/caller-sql.ts';
 import { nodeType, reject, wrapped, type Json, type SqlParser } from '../sandbox/sql-parser.ts';
 import { prePass, type PrePassed } from './bigquery-lexer.ts';

@@ -4,7 +4,7 @@
  * as JSONExtract calls with `->>`'s scalar rules, literals read as the type beside them, casts
  * with PostgreSQL's errors. What it cannot print that way is refused by name and position.
  */
-import { HttpError } from '../../errors.ts';
+import { HttpError } from '../../shared/errors.ts';
 import { nodeType, stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
 import { elementOf, expr, isNumber, nonZero, unsupported, type Column, type Emitter, type Expr, type ExprScope, type PgType } from './emit-types.ts';
 import { asTimestamp, castTarget, checkedParse, constant, INT_BITS, literalAs, sqlValueFunction, textToBool } from './emit-constants.ts';

@@ -5,7 +5,7 @@
  */
 import { loadModule, parseSync, scanSync, SqlError } from 'libpg-query';
 import type { ParseResult } from 'libpg-query';
-import { HttpError } from '../../errors.ts';
+import { HttpError } from '../../shared/errors.ts';
 
 export type Json = Record<string, unknown>;
 export type Statements = NonNullable<ParseResult['stmts']>;

@@ -4,7 +4,7 @@
  * both ways of presenting a token. Each caller gets the paths its token may call.
  */
 import type { Principal } from '../auth/authenticator.ts';
-import { ERRORS, type ErrorCode } from '../errors.ts';
+import { ERRORS, type ErrorCode } from '../shared/errors.ts';
 import { queryPath } from './listing.ts';
 import { MAX_PARAM_CHARS, type ParamSpec } from '../query/params.ts';
 import type { ColumnType, Registry, StoredQuery } from '../query/registry.ts';

@@ -3,7 +3,7 @@
  * the scanner's tokens, before the parser sees anything deep), `@name` parameters (the binder's own
  * detector, sql-bind.ts), then exactly one SELECT whose whole tree passes the allow-list walk.
  */
-import { firstParam } from '../sql-bind.ts';
+import { firstParam } from '../binding/sql-bind.ts';
 import { MAX_PAREN_DEPTH, MAX_SQL_BYTES, MAX_SQL_TOKENS } from './allow-lists.ts';
 import { describeStatement, Locator, nodeType, reject, SqlError, type Json, type SqlParser, type Statements, type Token } from './sql-parser.ts';
 import { Walker } from './walker.ts';

@@ -4,9 +4,9 @@
  * from the declaration, and a timestamp as `YYYY-MM-DD HH:MM:SS.ffffff` in UTC. Values stay out of
  * the text either way; this decides only the placeholder and the value's spelling.
  */
-import type { StoreDialect } from '../store/engine.ts';
-import { clickhouseTimestamp } from '../store/clickhouse/timestamps.ts';
-import { foldableParams, foldOptional, MAX_FOLDED_PARAMS } from './clickhouse-optional.ts';
+import type { StoreDialect } from '../../store/engine.ts';
+import { clickhouseTimestamp } from '../../store/clickhouse/timestamps.ts';
+import { foldableParams, foldOptional, MAX_FOLDED_PARAMS } from '../clickhouse/optional-filters.ts';
 
 /** The types a parameter may be declared with (query/params.ts checks values against them). */
 export const PARAM_TYPES = ['string', 'regex', 'timestamp', 'enum', 'integer', 'number', 'boolean'] as const;
@@ -29,7 +29,7 @@ export interface StoreBinding {
   /**
    * The statement per call shape: `texts[mask]` for the optional parameters `params[i]` absent where
    * bit i of mask is set; on ClickHouse, which plans `(@p is null or …)` as written, one per set of
-   * absent parameters (clickhouse-optional.ts). Null where there is one statement for every call:
+   * absent parameters (optional-filters.ts). Null where there is one statement for every call:
    * PostgreSQL folds the filter itself when it plans a call with its values, and a ClickHouse
    * statement may have no such filter (or more than it folds).
    */

@@ -3,9 +3,9 @@
  * default; BigQuery with COMPAT=logflare (bigquery-dialect.ts, loaded only then), translated and
  * then composed and validated exactly like PostgreSQL sql: the translation gains no trust.
  */
-import type { ResultColumns } from '../../store/engine.ts';
-import { composeSandboxed } from '../sandbox/compose.ts';
-import type { SandboxTemplate } from '../sandbox/stored-statement.ts';
+import type { ResultColumns } from '../store/engine.ts';
+import { composeSandboxed } from './sandbox/compose.ts';
+import type { SandboxTemplate } from './sandbox/stored-statement.ts';
 
 export interface Composed {
   /** The stored WITH clause with the caller's SELECT boxed in. */

@@ -11,10 +11,10 @@
  */
 import { PGlite, type Results } from '@electric-sql/pglite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { OID } from '../query/encode.ts';
-import { textParsers, wrapNestedObjects, type ResponseShape } from '../query/logflare-shape.ts';
+import { OID } from '../values/pg-text.ts';
+import { textParsers, wrapNestedObjects, type ResponseShape } from '../values/response-shape.ts';
 import { PGLITE_EXTENSIONS } from './pglite-extensions.ts';
-import { resultTooLarge } from './result-limit.ts';
+import { resultTooLarge } from '../result-limit.ts';
 
 export interface WorkerStart {
   dataDir: string;

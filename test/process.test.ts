@@ -192,7 +192,7 @@ describe('the process', () => {
     test('SIGTERM during a slow request: it completes with 200, new connections are refused, exit 0 well within 10 s', async () => {
       const p = track(spawnMain({ PORT: '0', DATABASE_URL: store.url!, ACCESS_TOKENS: TOKEN, QUERIES_DIR: SLOW_QUERIES_DIR, LOG_LEVEL: 'info' }));
       const url = await listening(p);
-      assert.match(p.stdout(), /\(engine: pg; stored queries: test\.slow; access tokens: 1\)\n/);
+      assert.match(p.stdout(), /\(engine: pg; stored queries: test\.slow; access tokens: 1; ingest: off\)\n/);
       assert.ok(!p.stdout().includes(TOKEN), 'a configured token is never printed');
 
       const pending = fetch(`${url}/api/endpoints/query/test.slow?seconds=1.5`, { headers: { 'X-API-KEY': TOKEN } });

@@ -40,6 +40,14 @@ function copyCheckout(to: string): void {
   }
 }
 
+/** What a service printed for a person: its plain lines, without npm's `> script` banner and the JSON log lines. */
+function startupLines(output: string): string {
+  return output
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('>') && !l.startsWith('{'))
+    .join('\n');
+}
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 async function main(): Promise<void> {
@@ -92,6 +100,8 @@ async function main(): Promise<void> {
       // A reader copies the token a service prints (`TOKEN=…  # printed by npm start`).
       ctx.printedToken = /access token \(generated[^:]*: (\S+)/.exec(serviceOutput(service))?.[1] ?? null;
       if (ctx.printedToken !== null) await session.run(`export TOKEN=${ctx.printedToken}`);
+      // Its output, for an output block after it: the service's own plain lines (not npm's banner, not JSON log lines).
+      lastStdout = startupLines(serviceOutput(service));
       timings.push(`${b.page}:${b.line} ${raw.split('\n')[0]}: ${seconds(Date.now() - started)} (service listening ${seconds(up.ms)} after its start)`);
       return;
     }

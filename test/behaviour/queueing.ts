@@ -105,7 +105,10 @@ export function queueingBehaviour(factory: EngineFactory): void {
       const other = call(bounded.url, '/api/endpoints/query/logs.all?project=alpha', { headers: { 'X-API-KEY': OTHER } });
       for (const c of leaving) c.abort();
       assert.deepEqual(await Promise.all(queued), ['left', 'left']);
-      await waitFor('the queue to empty of the callers who left', async () => (await scrape(bounded.url)).get('endpoints_queue_waiting{class="query"}') === 0, 5_000);
+      // The other token's call leaves the queue once a holder's statement ends at the caller timeout; on
+      // the embedded engine that also replaces its worker, seconds on a loaded 2-core machine (it
+      // failed at 5 s there): the wait bounds a hang, the speed is not what is asserted.
+      await waitFor('the queue to empty of the callers who left', async () => (await scrape(bounded.url)).get('endpoints_queue_waiting{class="query"}') === 0, 20_000);
       const m = await scrape(bounded.url);
       assert.equal(m.get('endpoints_queue_abandoned_total{class="query"}'), 2);
       assert.equal(m.get('endpoints_queue_rejections_total{class="query",reason="token_queue_full"}'), 1);

@@ -99,19 +99,12 @@ function paramNumbers(value: unknown, found = new Set<number>()): Set<number> {
 export function tablesRead(parser: SqlParser, sql: string): string[] {
   const ctes = new Set<string>();
   const tables: { schema: string | undefined; name: string }[] = [];
-  const visit = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(visit);
-    if (v === null || typeof v !== 'object') return;
-    for (const [key, child] of Object.entries(v as Json)) {
-      const body = child as Json;
-      if (key === 'CommonTableExpr' && typeof body['ctename'] === 'string') ctes.add(body['ctename']);
-      if (key === 'RangeVar' && typeof body['relname'] === 'string') {
-        tables.push({ schema: typeof body['schemaname'] === 'string' ? body['schemaname'] : undefined, name: body['relname'] });
-      }
-      visit(child);
+  eachNode(parser.parse(sql), (type, body) => {
+    if (type === 'CommonTableExpr' && typeof body['ctename'] === 'string') ctes.add(body['ctename']);
+    if (type === 'RangeVar' && typeof body['relname'] === 'string') {
+      tables.push({ schema: typeof body['schemaname'] === 'string' ? body['schemaname'] : undefined, name: body['relname'] });
     }
-  };
-  visit(parser.parse(sql));
+  });
   const read = tables.filter((t) => t.schema !== undefined || !ctes.has(t.name)).map((t) => (t.schema === undefined ? t.name : `${t.schema}.${t.name}`));
   return [...new Set(read)];
 }
@@ -126,15 +119,9 @@ export function clauseParams(parser: SqlParser, sql: string): Readonly<Record<st
   const out: Record<string, number> = {};
   const only = (clause: unknown): number | undefined => {
     const found = new Set<number>();
-    const visit = (v: unknown): void => {
-      if (Array.isArray(v)) return v.forEach(visit);
-      if (v === null || typeof v !== 'object') return;
-      for (const [key, child] of Object.entries(v as Json)) {
-        if (key === 'ParamRef' && typeof (child as Json)['number'] === 'number') found.add((child as Json)['number'] as number);
-        visit(child);
-      }
-    };
-    visit(clause);
+    eachNode(clause, (type, body) => {
+      if (type === 'ParamRef' && typeof body['number'] === 'number') found.add(body['number']);
+    });
     return found.size === 1 ? [...found][0] : undefined;
   };
   const limit = only(select?.['limitCount']);
@@ -150,4 +137,17 @@ export function literalLimit(parser: SqlParser, sql: string): number | undefined
   const constant = wrapped(select?.['limitCount'], 'A_Const');
   const ival = (constant?.['ival'] as Json | undefined)?.['ival'];
   return typeof ival === 'number' ? ival : undefined;
+}
+
+/** Calls `fn` with every property of every object in a parse tree, depth first (a wrapped node's type and body among them). */
+function eachNode(tree: unknown, fn: (key: string, body: Json) => void): void {
+  if (Array.isArray(tree)) {
+    for (const item of tree) eachNode(item, fn);
+    return;
+  }
+  if (tree === null || typeof tree !== 'object') return;
+  for (const [key, child] of Object.entries(tree as Json)) {
+    if (child !== null && typeof child === 'object' && !Array.isArray(child)) fn(key, child as Json);
+    eachNode(child, fn);
+  }
 }

@@ -39,7 +39,7 @@ export class Session {
   private waiting: (() => void) | null = null;
 
   constructor(
-    private readonly cwd: string,
+    cwd: string,
     env: NodeJS.ProcessEnv,
     private readonly scratch: string,
   ) {
@@ -95,10 +95,6 @@ export class Session {
 
   close(): void {
     this.bash.stdin.end('exit\n');
-  }
-
-  get directory(): string {
-    return this.cwd;
   }
 }
 

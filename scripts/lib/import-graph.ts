@@ -10,6 +10,23 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** src/'s layers, bottom up (docs/development.md maps them): each may import its own folder and those listed before it, never one after it. */
+export const LAYERS = [
+  'src/shared', // utilities and the error table
+  'src/auth', // token grants and the authenticator
+  'src/process', // configuration, logger, the nextTick pin
+  'src/store', // the engines and what they share (values, schema, store check, database errors)
+  'src/queue', // the fair queue in front of each store's connections
+  'src/sql', // the SQL languages: sandbox, BigQuery, ClickHouse, binding stored statements
+  'src/query', // one stored-query call: registry, params, cache, run, max rows, redaction, formats
+  'src/metrics', // counters of what the layers below do
+  'src/ingest', // log batches into the store
+  'src/http', // the server, routes, listing and OpenAPI
+  'src/commands', // schema and seed
+  'src/service.ts', // the assembly
+  'src/main.ts', // the process
+] as const;
+
 /** File (relative to the repository) → the files it imports. */
 export function importGraph(dir = 'src'): Map<string, string[]> {
   const files: string[] = [];
@@ -93,4 +110,5 @@ export function upwardImports(graph: Map<string, string[]>, layers: readonly str
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const graph = importGraph();
   for (const c of cycles(graph)) console.log(`cycle: ${c.join(' ')}`);
+  for (const u of upwardImports(graph, LAYERS)) console.log(`upward: ${u}`);
 }

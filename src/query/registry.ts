@@ -6,7 +6,7 @@ import { closest } from '../shared/did-you-mean.ts';
 import { parseParamDeclarations, REQUEST_KEYS, sampleValue, unknownParamPolicy, type ParamSpec, type UnknownParams } from './params.ts';
 import type { SqlParser } from '../sql/sandbox/sql-parser.ts';
 import type { Compat } from '../process/config.ts';
-import { clauseParams, literalLimit, prepareSandbox, tablesRead, type SandboxTemplate } from '../sql/sandbox/stored-statement.ts';
+import { prepareSandbox, statementFacts, type SandboxTemplate, type StatementFacts } from '../sql/sandbox/stored-statement.ts';
 import { bindSql, type BoundSql } from '../sql/binding/sql-bind.ts';
 import { splitClickHouseWith, withOnlyWhatIsRead, type ClickHouseWith } from '../sql/clickhouse/with-clause.ts';
 import { composeSandboxed } from '../sql/sandbox/compose.ts';
@@ -113,11 +113,12 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
   const fail = (problem: string): never => {
     throw new DefinitionError(`${file}: ${problem}`);
   };
+  const json = readFileSync(file, 'utf8');
   let def: Record<string, unknown>;
   try {
-    def = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    def = JSON.parse(json) as Record<string, unknown>;
   } catch (err) {
-    return fail(`not valid JSON${jsonErrorAt(readFileSync(file, 'utf8'), (err as Error).message)} (${(err as Error).message})`);
+    return fail(`not valid JSON${jsonErrorAt(json, (err as Error).message)} (${(err as Error).message})`);
   }
   if (typeof def !== 'object' || def === null || Array.isArray(def)) return fail('must be a JSON object');
   for (const key of Object.keys(def)) {
@@ -169,37 +170,28 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
   } catch (err) {
     return fail(`${statement.name}: ${(err as Error).message}`);
   }
-  const sqlstateParams: Record<string, string> = {};
-  let rowsPerCall = maxRows as number;
+  // Read off the PostgreSQL statement (beside a ClickHouse one too: the same rows from the same tables).
+  const pg = binding.dialect === 'postgresql' ? bound : pgStatementBeside(read('.sql'));
+  let facts: StatementFacts | undefined;
+  try {
+    facts = pg === undefined ? undefined : statementFacts(parser, pg.sql);
+  } catch (err) {
+    // On ClickHouse the PostgreSQL statement only types the CTEs; one that does not parse is refused there.
+    if (binding.dialect === 'postgresql') fail(`${statement.name} is not valid SQL: ${(err as Error).message}`);
+  }
   // A table the log store does not have is the statement's mistake (a typo, another database's
   // table), not the store's: refused here, naming it, rather than reported by /ready as a schema to apply.
-  if (binding.dialect === 'postgresql') {
-    let read: string[] = [];
-    try {
-      read = tablesRead(parser, bound.sql);
-    } catch (err) {
-      fail(`${statement.name} is not valid SQL: ${(err as Error).message}`);
-    }
-    for (const [code, num] of Object.entries(clauseParams(parser, bound.sql))) {
-      const name = bound.names[num - 1];
-      if (name !== undefined) sqlstateParams[code] = name;
-    }
-    for (const table of read) {
-      const name = table.startsWith(`${schema}.`) ? table.slice(schema.length + 1) : table;
-      if (STORE_TABLES.includes(name)) continue;
-      const near = closest(name, STORE_TABLES);
-      fail(`${statement.name} reads "${table}", which is not a table of the log store${near === undefined ? '' : ` (did you mean ${near}?)`}; it has ${STORE_TABLES.join(', ')} in schema "${schema}" (docs/log-store.md)`);
-    }
+  for (const table of facts?.tables ?? []) {
+    const name = table.startsWith(`${schema}.`) ? table.slice(schema.length + 1) : table;
+    if (STORE_TABLES.includes(name)) continue;
+    const near = closest(name, STORE_TABLES);
+    fail(`${pg === bound ? statement.name : `${basename(file, '.json')}.sql`} reads "${table}", which is not a table of the log store${near === undefined ? '' : ` (did you mean ${near}?)`}; it has ${STORE_TABLES.join(', ')} in schema "${schema}" (docs/log-store.md)`);
   }
-  // The statement's own LIMIT, read from its PostgreSQL form (beside a ClickHouse one too: the same rows).
-  const pgText = binding.dialect === 'postgresql' ? bound.sql : read('.sql')?.text;
-  if (pgText !== undefined) {
-    try {
-      rowsPerCall = Math.min(rowsPerCall, literalLimit(parser, binding.dialect === 'postgresql' ? pgText : bindSql(pgText).sql) ?? Infinity);
-    } catch {
-      // A PostgreSQL statement that does not parse is refused where it is the one that runs.
-    }
-  }
+  // Database errors name the parameter through the statement that runs: PostgreSQL's only.
+  const sqlstateParams = binding.dialect === 'postgresql' && facts !== undefined
+    ? Object.fromEntries(Object.entries(facts.clauseParams).map(([code, num]) => [code, bound.names[num - 1]!]))
+    : {};
+  const rowsPerCall = Math.min(maxRows as number, facts?.literalLimit ?? Infinity);
   let sandbox: SandboxTemplate | null = null;
   // What a stored call runs: on ClickHouse, the statement with only the CTEs its final SELECT reads.
   let runSql = bound.sql;
@@ -322,6 +314,16 @@ function clickhouseStatement(bound: BoundSql, pg: { name: string; text: string }
     }
   }
   return { runSql: withOnlyWhatIsRead(split), sandbox: undefined };
+}
+
+/** The PostgreSQL statement beside a ClickHouse one, bound (`$n`); undefined when there is none or it does not bind. */
+function pgStatementBeside(pg: { text: string } | undefined): BoundSql | undefined {
+  if (pg === undefined) return undefined;
+  try {
+    return bindSql(pg.text);
+  } catch {
+    return undefined; // refused where it is the statement that runs
+  }
 }
 
 /** ` at line L, column C` of the offset JSON.parse's message gives, or nothing when it gives none. */

@@ -5,24 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cycles, importGraph, upwardImports } from '../../scripts/lib/import-graph.ts';
-
-/** Bottom up: each may import its own folder and those listed before it, never one after it. */
-export const LAYERS = [
-  'src/shared', // utilities and the error table
-  'src/auth', // token grants and the authenticator
-  'src/process', // configuration, logger, the nextTick pin
-  'src/store', // the engines and what they share (values, schema, store check, database errors)
-  'src/queue', // the fair queue in front of each store's connections
-  'src/sql', // the SQL languages: sandbox, BigQuery, ClickHouse, binding stored statements
-  'src/query', // one stored-query call: registry, params, cache, run, max rows, redaction, formats
-  'src/metrics', // counters of what the layers below do
-  'src/ingest', // log batches into the store
-  'src/http', // the server, routes, listing and OpenAPI
-  'src/commands', // schema and seed
-  'src/service.ts', // the assembly
-  'src/main.ts', // the process
-] as const;
+import { cycles, importGraph, LAYERS, upwardImports } from '../../scripts/lib/import-graph.ts';
 
 test('src/ has no import cycle', () => {
   assert.deepEqual(cycles(importGraph()), []);

@@ -159,6 +159,7 @@ const CH_BAD: [name: string, files: Record<string, string>, message: RegExp][] =
   ['files disagree on parameters', { 'a.b.sql': 'with x as (select @p as v) select v from x', 'a.b.clickhouse.sql': 'with x as (select 1 as v) select v from x' }, /a\.b\.clickhouse\.sql uses parameters {2}but a\.b\.sql uses p/],
   ['a backslash ClickHouse would read as an escape', { 'a.b.sql': 'select @p', 'a.b.clickhouse.sql': "select @p, 'a\\'" }, /a backslash is not allowed in a ClickHouse statement/],
   ['a WITH clause without its final SELECT', { 'a.b.sql': 'select @p', 'a.b.clickhouse.sql': 'with x as (select @p)' }, /a\.b\.clickhouse\.sql: the WITH clause has no final SELECT/],
+  ['the PostgreSQL statement beside reads a table the log store does not have', { 'a.b.sql': 'select @p from edge_log', 'a.b.clickhouse.sql': 'select @p' }, /a\.b\.sql reads "edge_log", which is not a table of the log store \(did you mean edge_logs\?\)/],
   ['a CTE PostgreSQL does not define', { 'a.b.sql': 'with x as (select @p as v) select v from x', 'a.b.clickhouse.sql': 'with y as (select @p as v) select v from y' }, /a\.b\.clickhouse\.sql defines CTE\(s\) y that a\.b\.sql does not/],
 ];
 for (const [name, files, message] of CH_BAD) {

@@ -91,52 +91,56 @@ function paramNumbers(value: unknown, found = new Set<number>()): Set<number> {
   return found;
 }
 
-/**
- * The tables a statement reads that are not CTEs of its own: `[schema.]name` of every RangeVar
- * whose name no WITH clause anywhere in it defines (a stored statement is trusted, so scoping more
- * finely than that only matters for the sandbox). Throws the parser's error for SQL that does not parse.
- */
-export function tablesRead(parser: SqlParser, sql: string): string[] {
+/** What start-up reads off a stored statement's PostgreSQL parse tree (registry.ts). */
+export interface StatementFacts {
+  /**
+   * The tables it reads that are not CTEs of its own: `[schema.]name` of every RangeVar whose name
+   * no WITH clause anywhere in it defines (stored SQL is trusted; finer scoping is the sandbox's).
+   */
+  readonly tables: readonly string[];
+  /**
+   * The one `$n` of the top-level LIMIT and of the OFFSET, by the SQLSTATE PostgreSQL raises for a
+   * negative value there (2201W, 2201X): those messages quote no value, so this is how such an
+   * error names the parameter it is about.
+   */
+  readonly clauseParams: Readonly<Record<string, number>>;
+  /** The top-level `LIMIT n` when it is a literal integer. */
+  readonly literalLimit: number | undefined;
+}
+
+/** One parse of `sql` (bound, `$n`), read for its StatementFacts; throws the parser's error when it does not parse. */
+export function statementFacts(parser: SqlParser, sql: string): StatementFacts {
+  const tree = parser.parse(sql);
   const ctes = new Set<string>();
   const tables: { schema: string | undefined; name: string }[] = [];
-  eachNode(parser.parse(sql), (type, body) => {
+  eachNode(tree, (type, body) => {
     if (type === 'CommonTableExpr' && typeof body['ctename'] === 'string') ctes.add(body['ctename']);
     if (type === 'RangeVar' && typeof body['relname'] === 'string') {
       tables.push({ schema: typeof body['schemaname'] === 'string' ? body['schemaname'] : undefined, name: body['relname'] });
     }
   });
   const read = tables.filter((t) => t.schema !== undefined || !ctes.has(t.name)).map((t) => (t.schema === undefined ? t.name : `${t.schema}.${t.name}`));
-  return [...new Set(read)];
-}
 
-/**
- * The one `$n` in the top-level LIMIT and in the OFFSET of a statement, by the SQLSTATE PostgreSQL
- * raises for a negative value there (2201W "LIMIT must not be negative", 2201X for OFFSET): those
- * messages quote no value, so this is how such an error names the parameter it is about.
- */
-export function clauseParams(parser: SqlParser, sql: string): Readonly<Record<string, number>> {
-  const select = wrapped(parser.parse(sql)[0]?.stmt, 'SelectStmt');
-  const out: Record<string, number> = {};
-  const only = (clause: unknown): number | undefined => {
+  const select = wrapped(tree[0]?.stmt, 'SelectStmt');
+  const onlyParam = (clause: unknown): number | undefined => {
     const found = new Set<number>();
     eachNode(clause, (type, body) => {
       if (type === 'ParamRef' && typeof body['number'] === 'number') found.add(body['number']);
     });
     return found.size === 1 ? [...found][0] : undefined;
   };
-  const limit = only(select?.['limitCount']);
-  const offset = only(select?.['limitOffset']);
-  if (limit !== undefined) out['2201W'] = limit;
-  if (offset !== undefined) out['2201X'] = offset;
-  return Object.freeze(out);
-}
+  const clauseParams: Record<string, number> = {};
+  const limit = onlyParam(select?.['limitCount']);
+  const offset = onlyParam(select?.['limitOffset']);
+  if (limit !== undefined) clauseParams['2201W'] = limit;
+  if (offset !== undefined) clauseParams['2201X'] = offset;
+  const ival = (wrapped(select?.['limitCount'], 'A_Const')?.['ival'] as Json | undefined)?.['ival'];
 
-/** The statement's own top-level `LIMIT n` when it is a literal integer, else undefined. */
-export function literalLimit(parser: SqlParser, sql: string): number | undefined {
-  const select = wrapped(parser.parse(sql)[0]?.stmt, 'SelectStmt');
-  const constant = wrapped(select?.['limitCount'], 'A_Const');
-  const ival = (constant?.['ival'] as Json | undefined)?.['ival'];
-  return typeof ival === 'number' ? ival : undefined;
+  return Object.freeze({
+    tables: Object.freeze([...new Set(read)]),
+    clauseParams: Object.freeze(clauseParams),
+    literalLimit: typeof ival === 'number' ? ival : undefined,
+  });
 }
 
 /** Calls `fn` with every property of every object in a parse tree, depth first (a wrapped node's type and body among them). */

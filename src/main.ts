@@ -90,7 +90,8 @@ async function serve(): Promise<void> {
 const USAGE = `usage: node dist/main.js [command]
   serve            run the service (the default; configured by environment variables, see README)
   schema           apply sql/schema.sql to DATABASE_URL, or the ClickHouse tables to CLICKHOUSE_URL
-                   (--cluster NAME: replicated + Distributed, ON CLUSTER); idempotent
+                   (--cluster NAME: replicated + Distributed, ON CLUSTER; --cluster NAME
+                   --no-replication: MergeTree + Distributed on this node, run once per node); idempotent
   seed [--rows N]  write demo logs to DATABASE_URL, or to the embedded store in DATA_DIR`;
 
 /** One entry point for the service and its maintenance commands, so a production install needs no dev tools. */

@@ -216,33 +216,47 @@ export const chdbFactory: EngineFactory = {
 
 let serverCounter = 0;
 
+/** Where the server factory's stores live: a server as its admin, the service's two users, a cluster's nodes. */
+export interface ClickHouseTarget {
+  /** A user that may create and drop databases (fixtures, schema, KILL). */
+  adminUrl: string;
+  /** The service's query user (CLICKHOUSE_URL) and ingest user (INGEST_DATABASE_URL). */
+  queryUrl: string;
+  ingestUrl: string;
+  /** A sharded cluster: its name and every node's admin URL (the schema goes on each, --no-replication). */
+  cluster?: { name: string; nodeUrls: readonly string[] };
+}
+
 /**
- * A ClickHouse server at `url` (TEST_CLICKHOUSE_URL: a user that may create databases and insert).
- * Each open() is a fresh database with the schema applied, dropped at teardown; the engine and the
- * writer are built as openClickHouse builds them for a server (connectClickHouseServer: the same
- * client code over HTTP), without its refusal of a query user who can write, which
- * test/clickhouse.test.ts tests.
+ * A ClickHouse server (scripts/lib/clickhouse-server.ts, or TEST_CLICKHOUSE_URL). Each open() is a
+ * fresh database `endpoints_test_*` with the schema applied (on a cluster, on every node, and the
+ * Distributed tables the statements read), dropped at teardown; the engine and the writer are built
+ * as openClickHouse builds them for a server (connectClickHouseServer), as the service's own users.
  */
-export function clickhouseServerFactory(url: string): EngineFactory {
+export function clickhouseServerFactory(target: ClickHouseTarget | (() => Promise<ClickHouseTarget>)): EngineFactory {
   return {
     name: 'clickhouse',
     ...CLICKHOUSE_TRAITS,
     async open(options = {}) {
+      const t = typeof target === 'function' ? await target() : target;
       const { clickhouseClient, connectClickHouseServer } = await import('../../src/store/clickhouse/open-clickhouse.ts');
       const { applyClickHouseSchema } = await import('../../src/store/clickhouse/clickhouse-admin.ts');
       const db = `endpoints_test_${process.pid}_${serverCounter++}`;
       const statementTimeoutMs = options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS;
-      const admin = clickhouseClient({ url, request_timeout: statementTimeoutMs + 5_000 });
-      await applyClickHouseSchema(admin, { db, retentionDays: null, cluster: null });
+      const admins = (t.cluster?.nodeUrls ?? [t.adminUrl]).map((url) => clickhouseClient({ url, request_timeout: statementTimeoutMs + 5_000 }));
+      const cluster = t.cluster ? { name: t.cluster.name, replicated: false } : null;
+      for (const admin of admins) await applyClickHouseSchema(admin, { db, retentionDays: null, cluster });
       const { engine, writer } = connectClickHouseServer({
-        url, ingestUrl: url, db, poolMax: options.poolMax ?? 4, ingestPoolMax: 2, statementTimeoutMs,
+        url: t.queryUrl, ingestUrl: t.ingestUrl, db, poolMax: options.poolMax ?? 4, ingestPoolMax: 2, statementTimeoutMs,
         maxResultBytes: options.maxResultBytes ?? 64 * 1024 * 1024, responseShape: options.responseShape ?? 'standard',
       });
       return clickhouseStore({
-        engine, admin, writer, db,
+        engine, admin: admins[0]!, writer, db,
         async after() {
-          await admin.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => {});
-          await admin.close();
+          for (const admin of admins) {
+            await admin.command({ query: `DROP DATABASE IF EXISTS ${db} SYNC` }).catch(() => {});
+            await admin.close();
+          }
         },
       });
     },

@@ -37,9 +37,14 @@ export function logLine(id: string, timestamp: string, event_message: string, pr
   return `${tsvField(id)}\t${clickhouseTimestamp(timestamp)}\t${tsvField(event_message)}\t${project === null ? '\\N' : tsvField(project)}\t${tsvField(text)}\n`;
 }
 
-/** Insert lines (logLine) into a log table, `db.table` quoted; resolves with the client's summary. */
-export async function insertLines(client: ClickHouseClient, table: string, lines: string, clickhouse_settings?: ClickHouseSettings): Promise<InsertResult> {
-  return client.insert({ table, values: Readable.from([Buffer.from(lines)], { objectMode: false }), format: 'TabSeparated', columns: LOG_COLUMNS, ...(clickhouse_settings ? { clickhouse_settings } : {}) });
+/**
+ * Insert lines (logLine) into a log table, `db.table` quoted; resolves with the client's summary once
+ * the rows are stored: into a cluster's Distributed table, on their shards (not queued on this node
+ * to be sent later, which would acknowledge rows a stopped shard may never get).
+ */
+export async function insertLines(client: ClickHouseClient, table: string, lines: string, settings: ClickHouseSettings = {}): Promise<InsertResult> {
+  const clickhouse_settings: ClickHouseSettings = { distributed_foreground_insert: 1, ...settings };
+  return client.insert({ table, values: Readable.from([Buffer.from(lines)], { objectMode: false }), format: 'TabSeparated', columns: LOG_COLUMNS, clickhouse_settings });
 }
 
 /** Insert rows (columns as the demo generator makes them) in batches; returns the rows inserted. */

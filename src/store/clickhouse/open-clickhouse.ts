@@ -32,6 +32,9 @@ export function clickhouseClient(options: ClickHouseClientConfigOptions, role = 
   return createClient({ application: role, ...options, log: { level: ClickHouseLogLevel.OFF } });
 }
 
+/** ClickHouse's SETTING_CONSTRAINT_VIOLATION: a setting past the user's profile's MAX, or a CONST one changed. */
+const SETTING_CONSTRAINT_VIOLATION = 452;
+
 /** The engine, the privileged client (schema, fixtures, KILL) and the ingest writer (null: no ingest configured). */
 export interface OpenedClickHouse {
   engine: Engine;
@@ -52,6 +55,16 @@ export async function openClickHouse(config: Config, logger: Logger): Promise<Op
       await opened.engine.close();
       await opened.writer?.close();
       throw new ConfigError(`CLICKHOUSE_URL's user is not read-only: ${problems.join('; ')}. Give the service a user with SELECT on ${config.logSchema}.* only (docs/clickhouse.md)`);
+    }
+    // The settings every statement carries, within what the user's profile allows (a server that
+    // cannot be reached now is /ready's concern, not start-up's).
+    for (const stored of [true, false]) {
+      const refused = await opened.engine.query('SELECT 1 AS one', [], { stored }).then(() => null, (err: unknown) => err);
+      if ((refused as { clickhouseCode?: number } | null)?.clickhouseCode === SETTING_CONSTRAINT_VIOLATION) {
+        await opened.engine.close();
+        await opened.writer?.close();
+        throw new ConfigError(`CLICKHOUSE_URL's user's settings profile refuses what the service sends with ${stored ? 'its' : 'caller'} statements: ${(refused as Error).message}. Raise the profile's MAX, or lower STATEMENT_TIMEOUT_MS / MAX_RESULT_BYTES (docs/clickhouse.md gives the profile)`);
+      }
     }
     return opened;
   }

@@ -2,8 +2,9 @@
  * The log store on ClickHouse (docs/clickhouse.md): the nine tables of sql/schema.sql with
  * `metadata` as the JSON text PostgreSQL's jsonb prints (jsonb-text.ts), and what the stored
  * queries filter on computed once at insert as MATERIALIZED columns, with PostgreSQL's `->>`
- * meaning for scalars. Idempotent; `cluster` makes ReplicatedMergeTree tables (`<table>_local`)
- * with Distributed tables over them, ON CLUSTER.
+ * meaning for scalars. Idempotent; `cluster` makes the tables `<table>_local` with Distributed tables
+ * over them: replicated, ON CLUSTER (which needs ZooKeeper or Keeper), or plain MergeTree on the
+ * one node the statements reach (run on each node of a sharded cluster without replication).
  */
 import { LOG_TABLES, type LogTable } from '../schema.ts';
 
@@ -12,8 +13,18 @@ export interface ClickHouseSchemaOptions {
   db: string;
   /** Rows older than this many days are dropped by TTL (whole daily parts); null: kept. */
   retentionDays: number | null;
-  /** A cluster name from the server's remote_servers; null: plain MergeTree tables. */
-  cluster: string | null;
+  /** A cluster from the server's remote_servers; null: plain MergeTree tables, no Distributed ones. */
+  cluster: ClusterSchema | null;
+}
+
+export interface ClusterSchema {
+  /** Its name in remote_servers. */
+  name: string;
+  /**
+   * true: ReplicatedMergeTree, every node at once through ON CLUSTER (distributed DDL: ZooKeeper or
+   * Keeper). false: MergeTree on the node the statements reach, for shards of one replica each.
+   */
+  replicated: boolean;
 }
 
 /** A key's value as PostgreSQL's `metadata #>> '{path}'` gives it for scalars: the string unquoted, numbers and booleans as written, else NULL. */
@@ -49,12 +60,12 @@ const PROJECT_KEY: Readonly<Record<LogTable, string>> = Object.freeze({
 
 /** The DDL statements, in order. */
 export function clickhouseSchema(o: ClickHouseSchemaOptions): string[] {
-  const on = o.cluster === null ? '' : ` ON CLUSTER ${ident(o.cluster)}`;
+  const on = o.cluster?.replicated ? ` ON CLUSTER ${ident(o.cluster.name)}` : '';
   const db = ident(o.db);
   const statements = [`CREATE DATABASE IF NOT EXISTS ${db}${on}`];
   for (const table of LOG_TABLES) {
     const local = o.cluster === null ? table : `${table}_local`;
-    const engine = o.cluster === null ? 'MergeTree' : `ReplicatedMergeTree('/clickhouse/tables/{shard}/${o.db}/${local}', '{replica}')`;
+    const engine = !o.cluster?.replicated ? 'MergeTree' : `ReplicatedMergeTree('/clickhouse/tables/{shard}/${o.db}/${local}', '{replica}')`;
     const edge = table === 'edge_logs'
       ? `,\n  request_url Nullable(String) MATERIALIZED ${scalarAt(['request', 'url'])},\n  request_path Nullable(String) MATERIALIZED ${scalarAt(['request', 'path'])}`
       : '';
@@ -75,7 +86,7 @@ SETTINGS index_granularity = 1024, ttl_only_drop_parts = 1, non_replicated_dedup
     // A store made before metadata_kinds: added, computed on read until parts are rewritten.
     statements.push(`ALTER TABLE ${db}.${local}${on} ADD COLUMN IF NOT EXISTS metadata_kinds Map(String, LowCardinality(String)) MATERIALIZED ${METADATA_KINDS} AFTER project_key`);
     if (o.cluster !== null) {
-      statements.push(`CREATE TABLE IF NOT EXISTS ${db}.${table}${on} AS ${db}.${local} ENGINE = Distributed(${ident(o.cluster)}, ${db}, ${local}, cityHash64(id))`);
+      statements.push(`CREATE TABLE IF NOT EXISTS ${db}.${table}${on} AS ${db}.${local} ENGINE = Distributed(${ident(o.cluster.name)}, ${db}, ${local}, cityHash64(id))`);
     }
   }
   return statements;

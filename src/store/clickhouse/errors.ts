@@ -35,6 +35,9 @@ const SQLSTATE: Readonly<Record<number, string>> = Object.freeze({
   194: '28000', // REQUIRED_PASSWORD
   209: '08006', // SOCKET_TIMEOUT
   210: '08006', // NETWORK_ERROR
+  // A cluster's shard that cannot be reached (its node stopped): unavailable, as a server that is.
+  279: '08006', // ALL_CONNECTION_TRIES_FAILED
+  519: '08006', // NO_REMOTE_SHARD_AVAILABLE
   202: '53300', // TOO_MANY_SIMULTANEOUS_QUERIES
   // What a printed caller statement can meet (clickhouse/emit-*.ts): PostgreSQL's errors raised
   // with throwIf (division by zero, a bad boolean), and what ClickHouse refuses of a statement.

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { readBlocks } from '../scripts/docs/blocks.ts';
 import { QUERIES_DIR } from '../src/process/config.ts';
 import type { Service } from '../src/service.ts';
-import { pgliteFactory, type TestStore } from './support/engines.ts';
+import { chdbFactory, pgliteFactory, type TestStore } from './support/engines.ts';
 import { edgeRow, insertRows } from './support/fixtures.ts';
 import { call, startTestService } from './support/service.ts';
 import { tempDir } from './support/temp-dir.ts';
@@ -71,7 +71,11 @@ function exampleFiles(): Map<string, string> {
   return files;
 }
 
-describe('the worked example of docs/stored-queries.md', () => {
+// chdb (~545 MB) is installed on demand (`npm install --no-save chdb`, as .ci/run does).
+const CHDB_CONNECTION: string = 'chdb/connection';
+const CHDB = await import(CHDB_CONNECTION).then(() => true, () => false);
+
+for (const factory of [pgliteFactory, chdbFactory]) describe(`the worked example of docs/stored-queries.md, on ${factory.name}`, { skip: factory.name === 'chdb' && !CHDB ? 'chdb is not installed (npm install --no-save chdb)' : false }, () => {
   let store: TestStore;
   let svc: Service;
   const page = readFileSync(join(ROOT, 'docs/stored-queries.md'), 'utf8');
@@ -80,11 +84,11 @@ describe('the worked example of docs/stored-queries.md', () => {
 
   before(async () => {
     const files = exampleFiles();
-    assert.deepEqual([...files.keys()].sort(), ['errors.recent.json', 'errors.recent.sql']);
+    assert.deepEqual([...files.keys()].sort(), ['errors.recent.clickhouse.sql', 'errors.recent.json', 'errors.recent.sql']);
     const dir = tempDir('docs-example-');
     cpSync(QUERIES_DIR, dir, { recursive: true });
     for (const [name, text] of files) writeFileSync(join(dir, name), text);
-    store = await pgliteFactory.open();
+    store = await factory.open();
     const status = (id: string, s: number, code: number, path: string) =>
       edgeRow(id, at(s), 'default', path, { metadata: { request: { url: `https://default.logs.test${path}`, path, method: 'GET' }, response: { status_code: code } } });
     await insertRows(store, "edge_logs", [
@@ -116,6 +120,48 @@ describe('the worked example of docs/stored-queries.md', () => {
     assert.deepEqual(defaults.result.map((r) => r.id), ['broken']);
   });
 
+  test('regression: an optional integer read through coalesce() beside a folded (@p is null or …) filter answered 500 on ClickHouse when left out', async () => {
+    // The page's promise, every way of writing an optional parameter at once: a folded filter
+    // (project), coalesce (min_status), ifNull / a second coalesce (limit), an unfolded `is null or`.
+    const dir = tempDir('docs-optional-');
+    const def = { id: '0b7e3f7e-6a55-4c1d-9f43-0d8c8f0c2b11', name: 'optional.forms', maxRows: 100, cachingSeconds: null, cacheWarmingSeconds: null, sandboxing: false, redactPii: false,
+      params: { project: { type: 'string', required: false }, min_status: { type: 'integer', required: false }, limit: { type: 'integer', required: false, min: 1, max: 100 }, path: { type: 'string', required: false } },
+      columns: { id: 'string' } };
+    writeFileSync(join(dir, 'optional.forms.json'), JSON.stringify(def));
+    writeFileSync(join(dir, 'optional.forms.sql'), `select id from edge_logs
+where (@project is null or project = @project)
+  and (metadata->'response'->>'status_code')::int >= coalesce(@min_status::int, 400)
+  and (coalesce(@path, '') = '' or @path is null or metadata->'request'->>'path' = @path)
+order by timestamp desc
+limit coalesce(@limit::int, 50)
+`);
+    writeFileSync(join(dir, 'optional.forms.clickhouse.sql'), `select id from {db}.edge_logs
+where (@project is null or project = @project)
+  and JSONExtractInt(metadata, 'response', 'status_code') >= coalesce(@min_status, 400)
+  and (ifNull(@path, '') = '' or @path is null or JSONExtractString(metadata, 'request', 'path') = @path)
+order by timestamp desc, id desc
+limit ifNull(@limit, 50)
+`);
+    const forms = await startTestService(store, { QUERIES_DIR: dir });
+    try {
+      for (const [query, ids] of [
+        ['', ['other', 'denied', 'broken', 'missing']],
+        ['project=default', ['denied', 'broken', 'missing']],
+        ['project=default&min_status=500', ['broken']],
+        ['min_status=&limit=2', ['other', 'denied']],
+        ['path=/rest/v1/b', ['missing']],
+        ['project=other&min_status=500&limit=1&path=/rest/v1/e', ['other']],
+      ] as const) {
+        const res = await call(forms.url, `/api/endpoints/query/optional.forms?${query}`);
+        const text = await res.text();
+        assert.equal(res.status, 200, `${query}: ${text}`);
+        assert.deepEqual((JSON.parse(text) as { result: { id: string }[] }).result.map((r) => r.id), ids, query);
+      }
+    } finally {
+      await forms.close();
+    }
+  });
+
   test('its bad inputs get the messages the page quotes', async () => {
     const bad = (await (await call(svc.url, '/api/endpoints/query/errors.recent?project=default&min_status=abc')).json()) as { error: { code: string; message: string } };
     assert.equal(bad.error.code, 'invalid_parameter');
@@ -136,7 +182,7 @@ describe('the worked example of docs/stored-queries.md', () => {
     const json = JSON.parse(files.get('errors.recent.json')!) as { params: { limit: Record<string, unknown> } };
     json.params.limit = { type: 'integer', required: false, min: 1, mx: 500 };
     writeFileSync(join(dir, 'errors.recent.json'), JSON.stringify(json));
-    writeFileSync(join(dir, 'errors.recent.sql'), files.get('errors.recent.sql')!);
+    for (const file of ['errors.recent.sql', 'errors.recent.clickhouse.sql']) writeFileSync(join(dir, file), files.get(file)!);
     return startTestService(store, { QUERIES_DIR: dir }).then(
       () => assert.fail('start-up must refuse the definition'),
       (err: Error) => assert.equal(err.message, `${join(dir, 'errors.recent.json')}: ${quoted}`),

@@ -227,9 +227,11 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
   const calls = shapes === null
     ? [{ run: runSql, sql: limit.wrap(runSql), bind: bindValues }]
     : shapes.texts.map((text, shape) => {
-        // A parameter the shape has is never null in its calls: typed as required.
+        // A folded parameter the shape has is never null in its calls: typed as required. Any other
+        // optional one (`coalesce(@p, 400)`, `ifNull(@p, …)`) stays nullable, as declared.
         const absent = absentIn(shape);
-        const b = bindSql(binding.prepare(text, schema), (num, n) => binding.placeholder(num, absent.includes(n) ? params[n]! : { ...params[n]!, required: true }));
+        const present = (n: string) => shaped.includes(n) && !absent.includes(n);
+        const b = bindSql(binding.prepare(text, schema), (num, n) => binding.placeholder(num, present(n) ? { ...params[n]!, required: true } : params[n]!));
         const run = withOnlyWhatIsRead(splitClickHouseWith(b.sql));
         return { run, sql: limit.wrap(run), bind: valuesFor(b.names) };
       });
@@ -246,6 +248,9 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     const everyCte = sandbox.cteNames.map((c) => `select 1 from ${quoteIdent(c)}`).join(' union all ');
     probes.push({ sql: probeOf(composeSandboxed(sandbox, everyCte).sql), params: samples });
   }
+  // The statement with every optional parameter left out: null binds wherever it is read.
+  const optionalNames = bound.names.filter((n) => !params[n]!.required);
+  if (optionalNames.length > 0) probes.push({ sql: probeOf(bound.sql), params: bindValues({ ...sampleValues, ...Object.fromEntries(optionalNames.map((n) => [n, null])) }) });
   // Each folded statement as well: the store checks what folding made, at start-up with the rest.
   if (shapes !== null) {
     for (const [shape, call] of calls.entries()) {

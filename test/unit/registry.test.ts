@@ -90,11 +90,12 @@ test('a JSON syntax error in a definition names its line and column', () => {
 test('each stored query carries its store probes: the statement, and with sandboxing every CTE, planned with no row produced', () => {
   const r = loadRegistry(QUERIES_DIR, parser);
   const logs = r.lookup('logs.all')!;
-  assert.equal(logs.probes.length, 2);
-  for (const p of logs.probes) {
-    assert.match(p.sql, /^select 1 from \(\n[\s\S]*\n\) as store_probe where false$/);
-    assert.deepEqual(p.params, ['x', '2000-01-01T00:00:00+00:00', '2000-01-01T00:00:00+00:00']);
-  }
+  assert.equal(logs.probes.length, 3);
+  for (const p of logs.probes) assert.match(p.sql, /^select 1 from \(\n[\s\S]*\n\) as store_probe where false$/);
+  for (const p of logs.probes.slice(0, 2)) assert.deepEqual(p.params, ['x', '2000-01-01T00:00:00+00:00', '2000-01-01T00:00:00+00:00']);
+  // The statement again with every optional parameter left out (null where it is read).
+  assert.equal(logs.probes[2]!.sql, logs.probes[0]!.sql);
+  assert.deepEqual(logs.probes[2]!.params, ['x', null, null]);
   for (const cte of logs.sandbox!.cteNames) assert.ok(logs.probes[1]!.sql.includes(`select 1 from "${cte}"`), cte);
   assert.deepEqual(r.lookup('usage.api-counts')!.probes[0]!.params, ['hourly', 'x']);
 });
@@ -149,7 +150,7 @@ test('on ClickHouse a call runs the statement for the optional parameters it giv
     assert.ok(c.sql.startsWith('select * from (\nwith\nedge_logs as ('), 'held to max rows, with only the CTE it reads');
   }
   // The store check plans each folded statement too (at start-up, with the statement and the CTEs).
-  const folded = logs.probes.slice(2);
+  const folded = logs.probes.slice(3);
   assert.equal(folded.length, 4);
   for (const [k, c] of [none, from, to, both].entries()) assert.ok(folded.some((p) => p.sql.includes(c.sql.slice(c.sql.indexOf('with'), c.sql.indexOf(') as limited_result'))) && p.params.length === c.params.length), `shape ${k}`);
 });

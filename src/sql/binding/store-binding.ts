@@ -1,6 +1,6 @@
 /**
  * How a stored query's `@name` parameters reach each store's SQL dialect (docs/stored-queries.md):
- * PostgreSQL reads `$n` and casts in its own text; ClickHouse reads `{pN:Type}` with the type
+ * PostgreSQL reads `($n::type)` with the type from the declaration; ClickHouse reads `{pN:Type}` with the type
  * from the declaration, and a timestamp as `YYYY-MM-DD HH:MM:SS.ffffff` in UTC. Values stay out of
  * the text either way; this decides only the placeholder and the value's spelling.
  */
@@ -41,6 +41,10 @@ export interface CallShapes {
   readonly texts: readonly string[];
 }
 
+const POSTGRES_TYPES: Readonly<Record<BoundParam['type'], string>> = Object.freeze({
+  string: 'text', regex: 'text', enum: 'text', timestamp: 'timestamptz', integer: 'int8', number: 'numeric', boolean: 'bool',
+});
+
 const CLICKHOUSE_TYPES: Readonly<Record<BoundParam['type'], string>> = Object.freeze({
   string: 'String', regex: 'String', enum: 'String', timestamp: "DateTime64(6, 'UTC')", integer: 'Int64', number: 'Float64', boolean: 'Bool',
 });
@@ -50,7 +54,9 @@ export const STORE_BINDINGS: Readonly<Record<StoreDialect, StoreBinding>> = Obje
     dialect: 'postgresql',
     suffix: '.sql',
     prepare: (text: string) => text,
-    placeholder: (num: number) => `$${num}`,
+    // Typed as declared, so PostgreSQL never has to infer a type from where `@p` first appears
+    // (`@p is null or …` alone would be 42P18, every call a 500); a cast the statement writes still applies.
+    placeholder: (num: number, spec: BoundParam) => `($${num}::${POSTGRES_TYPES[spec.type]})`,
     value: (_spec: BoundParam, value: string | null) => value,
     shapes: () => null,
   }),

@@ -119,14 +119,20 @@ export function stringAgg(e: Emitter, body: Json, args: unknown[], over: Json | 
   const sep = e.argAs(args[1], 'text', at);
   const order = ((body['agg_order'] as unknown[] | undefined) ?? []).map((s) => wrapped(s, 'SortBy')!);
   if (order.some((s) => s['sortby_nulls'] !== 'SORTBY_NULLS_DEFAULT' || (s['sortby_dir'] !== 'SORTBY_DEFAULT' && s['sortby_dir'] !== 'SORTBY_ASC' && s['sortby_dir'] !== 'SORTBY_DESC'))) return unsupported('string_agg ordered with NULLS or USING', at);
-  const keys = order.map((s) => {
+  // PostgreSQL's order: ascending keys with NULLs last, descending with NULLs first. Every key
+  // descending: the whole sort reversed. Some: a descending number or timestamp sorts by its
+  // negation, its NULLs first by their flag; a descending text beside ascending keys is refused.
+  const descending = order.map((s) => s['sortby_dir'] === 'SORTBY_DESC');
+  const reversed = descending.length > 0 && descending.every(Boolean);
+  const keys = order.map((s, i) => {
     const k = e.value(s['node']);
     if (k.type !== 'text' && k.type !== 'int' && k.type !== 'numeric' && k.type !== 'timestamptz' && k.type !== 'timestamp') return unsupported(`string_agg ordered by ${k.type}`, at);
-    // A descending key sorts by its negation (numbers, timestamps) or by reversed order of text.
-    return s['sortby_dir'] === 'SORTBY_DESC' ? (k.type === 'text' ? unsupported('string_agg ordered by text descending', at) : `-toFloat64(${k.type.startsWith('timestamp') ? `toUnixTimestamp64Micro(${k.sql})` : k.sql})`) : k.sql;
+    if (reversed || !descending[i]) return `isNull(${k.sql}), ${k.sql}`;
+    if (k.type === 'text') return unsupported('string_agg ordered by text descending beside ascending keys', at);
+    return `isNotNull(${k.sql}), -toFloat64(${k.type.startsWith('timestamp') ? `toUnixTimestamp64Micro(${k.sql})` : k.sql})`;
   });
   const values = keys.length === 0
     ? `groupArray(${v})`
-    : `arrayMap(t -> t.1, arraySort(t -> t.2, groupArrayIf((${v}, tuple(${keys.join(', ')})), ${v} IS NOT NULL)))`;
+    : `arrayMap(t -> t.1, ${reversed ? 'arrayReverseSort' : 'arraySort'}(t -> t.2, groupArrayIf((${v}, tuple(${keys.join(', ')})), ${v} IS NOT NULL)))`;
   return expr(`if(count(${v}) = 0, NULL, arrayStringConcat(${values}, ${sep}))`, 'text');
 }

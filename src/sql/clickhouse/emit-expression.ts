@@ -6,7 +6,7 @@
  */
 import { HttpError } from '../../shared/errors.ts';
 import { nodeType, stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { elementOf, expr, isNumber, nonZero, unsupported, type Column, type Emitter, type Expr, type ExprScope, type PgType } from './emit-types.ts';
+import { elementOf, expr, isNumber, nonZero, power, unsupported, type Column, type Emitter, type Expr, type ExprScope, type PgType } from './emit-types.ts';
 import { asTimestamp, castTarget, checkedParse, constant, INT_BITS, literalAs, sqlValueFunction, textToBool } from './emit-constants.ts';
 import { contains, jsonAsText, jsonKey, pathKeys, scalarText, typeTest } from './emit-json.ts';
 import { callFunction } from './emit-functions.ts';
@@ -168,6 +168,17 @@ export class ExprEmitter implements Emitter {
         return expr(`(${l.sql} * ${r.sql})`, type);
       }
       case '/': case '%': return this.quotient(op, left, right, at);
+      case '^': {
+        // Integers: PostgreSQL's float8 power. Its numeric power is exact to 16 places and more
+        // (2.5 ^ 2 is 6.2500000000000000), which a double cannot print.
+        const [l, r, type] = this.pair(left, right, at);
+        return type === 'int' ? power(l.sql, r.sql) : unsupported(`^ on ${type}`, at);
+      }
+      case '#': {
+        // Integers' bitwise XOR (PostgreSQL's `#` on bit strings and geometry has no values here).
+        const [l, r, type] = this.pair(left, right, at);
+        return type === 'int' ? expr(`bitXor(${l.sql}, ${r.sql})`, 'int') : unsupported(`# on ${type}`, at);
+      }
       case '||': {
         const [l, r] = [this.textOperand(left, at), this.textOperand(right, at)];
         return expr(`concat(${l}, ${r})`, 'text');

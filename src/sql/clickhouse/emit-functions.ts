@@ -5,7 +5,7 @@
  * emit-windows.ts.
  */
 import { stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { chString, elementOf, expr, isNumber, unsupported, type Expr, type PgType, type Emitter } from './emit-types.ts';
+import { chString, elementOf, expr, isNumber, power, unsupported, type Expr, type PgType, type Emitter } from './emit-types.ts';
 import { topLevelKinds } from './emit-json.ts';
 import { AGGREGATES, aggregateOrWindow, percentile, RANKING, stringAgg, VALUE_WINDOWS } from './emit-aggregates.ts';
 import { windowSpec } from './emit-windows.ts';
@@ -17,6 +17,17 @@ const plain = (name: string, argTypes: readonly PgType[], result: PgType, minArg
   if (args.length < minArgs || args.length > argTypes.length) return unsupported(`${name} with ${args.length} arguments`, at);
   const typed = args.map((a, i) => e.argAs(a, argTypes[i]!, at));
   return expr(`${name}(${typed.join(', ')})`, result);
+};
+
+/**
+ * power(a, b) as `^` prints it: of integers, PostgreSQL's float8 power; of numerics it is exact to
+ * 16 places and more (power(2, 0.5) is 1.414213562373095), which a double does not print: refused.
+ */
+const powerOfIntegers = (name: string): Emit => (e, args, at) => {
+  if (args.length !== 2) return unsupported(`${name} without two arguments`, at);
+  const [base, exponent] = args.map((a) => e.value(a));
+  if (base!.type !== 'int' || exponent!.type !== 'int') return unsupported(`${name} of ${base!.type === 'int' ? exponent!.type : base!.type}`, at);
+  return power(base!.sql, exponent!.sql);
 };
 
 /** A constant text argument (a unit name, a zone). */
@@ -124,8 +135,8 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
   ln: plain('log', ['numeric'], 'numeric'),
   log: plain('log10', ['numeric'], 'numeric'),
   log10: plain('log10', ['numeric'], 'numeric'),
-  power: plain('pow', ['numeric', 'numeric'], 'numeric'),
-  pow: plain('pow', ['numeric', 'numeric'], 'numeric'),
+  power: powerOfIntegers('power'),
+  pow: powerOfIntegers('pow'),
   pi: plain('pi', [], 'numeric'),
   degrees: plain('degrees', ['numeric'], 'numeric'),
   radians: plain('radians', ['numeric'], 'numeric'),

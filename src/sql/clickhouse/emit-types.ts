@@ -77,6 +77,13 @@ export const expr = (sql: string, type: PgType): Expr => ({ sql, type });
 export const elementOf = (t: PgType): ScalarType | undefined => (t.endsWith('[]') ? (t.slice(0, -2) as ScalarType) : undefined);
 
 /** A divisor that raises PostgreSQL's error at zero (ClickHouse's `/` gives inf). */
+/**
+ * `base ^ exponent` (PostgreSQL's `^`, power(), pow()): a double, with PostgreSQL's refusals where
+ * ClickHouse's pow() answers inf or nan.
+ */
+export const power = (base: string, exponent: string): Expr =>
+  expr(`pow(${base}, ${exponent} + throwIf(${base} = 0 AND ${exponent} < 0, 'zero raised to a negative power is undefined') + throwIf(${base} < 0 AND ${exponent} != floor(${exponent}), 'a negative number raised to a non-integer power yields a complex result'))`, 'numeric');
+
 export const nonZero = (divisor: string): string => `(${divisor} + throwIf(${divisor} = 0, 'division by zero'))`;
 
 /** Numbers as PostgreSQL's numeric rules see them. */

@@ -136,13 +136,13 @@ function configXml(layout: readonly { tcp: number }[], cluster: string | null, l
 }
 
 /**
- * The users docs/clickhouse.md gives the service: `endpoints` with SELECT on the log databases and
- * the limits profile (its ceilings, DDL and introspection off), `ingest` with INSERT only. `default`
+ * The users docs/clickhouse.md gives the service: `endpoints` with SELECT on the log databases (and
+ * on system.processes, which KILL QUERY reads to stop its own statements) and the limits profile (its ceilings, DDL and introspection off), `ingest` with INSERT only. `default`
  * (no password, loopback) is clickhouse-local's own session and the tests' admin.
  */
 function usersXml(databases: string): string {
-  const user = (name: ClickHouseUser, profile: string, grant: string) =>
-    `<${name}><password>${CLICKHOUSE_PASSWORDS[name]}</password><networks><ip>127.0.0.1</ip></networks><profile>${profile}</profile><quota>default</quota>${grant ? `<grants><query>${grant}</query></grants>` : '<access_management>1</access_management>'}</${name}>`;
+  const user = (name: ClickHouseUser, profile: string, grants: readonly string[]) =>
+    `<${name}><password>${CLICKHOUSE_PASSWORDS[name]}</password><networks><ip>127.0.0.1</ip></networks><profile>${profile}</profile><quota>default</quota>${grants.length > 0 ? `<grants>${grants.map((g) => `<query>${g}</query>`).join('')}</grants>` : '<access_management>1</access_management>'}</${name}>`;
   return `<clickhouse>
   <profiles>
     <default/>
@@ -162,9 +162,9 @@ function usersXml(databases: string): string {
     </endpoints_limits>
   </profiles>
   <users>
-    ${user('default', 'default', '')}
-    ${user('endpoints', 'endpoints_limits', `GRANT SELECT ON ${databases}.*`)}
-    ${user('ingest', 'default', `GRANT INSERT ON ${databases}.*`)}
+    ${user('default', 'default', [])}
+    ${user('endpoints', 'endpoints_limits', [`GRANT SELECT ON ${databases}.*`, 'GRANT SELECT ON system.processes'])}
+    ${user('ingest', 'default', [`GRANT INSERT ON ${databases}.*`])}
   </users>
   <quotas><default/></quotas>
 </clickhouse>

@@ -36,6 +36,9 @@ export interface ClickHouseEngineOptions {
 /** ClickHouse's TOO_MANY_ROWS_OR_BYTES, as the client reports it: max_result_bytes was passed. */
 const RESULT_OVERFLOW = '396';
 
+/** A statement's id and tag, as randomUUID makes them: the one shape KILL may name. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** A result with nothing its ClickHouse types cannot say. */
 const NO_COLUMNS: ResultColumns = Object.freeze({ json: new Set<string>(), timestamps: new Set<string>() });
 
@@ -71,10 +74,32 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
   const parsers = textParsers(o.responseShape ?? 'standard');
   let closed = false;
 
-  /** Stop a statement the caller no longer waits for; chdb has no query_id, so its tag comment is matched. */
+  /**
+   * Stop a statement the caller no longer waits for: on a server by its query_id (the query user
+   * needs SELECT on system.processes, docs/clickhouse.md); on chdb, which has no query_id, by its tag
+   * (tagged below), written into the KILL: chdb runs statements with query parameters one at a time
+   * process-wide, so a parameterised KILL would wait behind the very statement it stops (measured:
+   * 15 s, the statement's own timeout). The tag is our UUID, never caller text.
+   */
   const kill = (id: string): void => {
-    const where = o.embedded ? 'query LIKE {tag:String}' : 'query_id = {tag:String}';
-    o.admin.command({ query: `KILL QUERY WHERE ${where} ASYNC`, query_params: { tag: o.embedded ? `%${id}%` : id } }).catch(() => {});
+    if (!UUID.test(id)) return;
+    const statement = o.embedded
+      ? { query: `KILL QUERY WHERE query LIKE '%''sqe:${id}''%' AND NOT startsWith(query, 'KILL') ASYNC` }
+      : { query: 'KILL QUERY WHERE query_id = {tag:String} ASYNC', query_params: { tag: id } };
+    o.admin.command(statement).catch(() => {});
+  };
+
+  /**
+   * On chdb the statement carries its tag as a bound, unused WITH alias: chdb formats a statement
+   * with parameters anew (comments gone) and its system.processes shows that text, literals bound.
+   * Our statements begin with SELECT or WITH (the stored calls' row-limit wrapper, printed caller
+   * sql); another is sent untagged, and stops at its timeout.
+   */
+  const tagged = (sql: string): string | null => {
+    const start = sql.trimStart().slice(0, 5).toLowerCase();
+    if (start === 'with ' || start === 'with\n') return `WITH {sqe_tag:String} AS sqe_tag, ${sql.trimStart().slice(5)}`;
+    if (start === 'selec') return `WITH {sqe_tag:String} AS sqe_tag ${sql}`;
+    return null;
   };
 
   /**
@@ -118,9 +143,10 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
     try {
       if (options.signal?.aborted) throw Object.assign(new Error('canceling statement due to user request'), { code: '57014' });
       if (o.embedded) await (primed ??= prime().catch((err: unknown) => { primed = null; throw err; }));
+      const tag = o.embedded ? tagged(sql) : null;
+      if (tag !== null) query_params['sqe_tag'] = `sqe:${id}`;
       const result = await (caller ? o.callerClient : o.client).query({
-        // The tag is ours (a UUID), never caller text: what KILL QUERY finds the statement by on chdb.
-        query: `/* sqe:${id} */ ${sql}`,
+        query: tag ?? sql,
         query_id: id,
         query_params,
         format: 'JSON',

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { clickhouseClient, openClickHouse } from '../src/store/clickhouse/open-clickhouse.ts';
 import { applyClickHouseSchema } from '../src/store/clickhouse/clickhouse-admin.ts';
-import { queryUserProblems } from '../src/store/clickhouse/query-user.ts';
+import { canKillOwnStatements, queryUserProblems } from '../src/store/clickhouse/query-user.ts';
 import { readConfig } from '../src/process/config.ts';
 import { createLogger } from '../src/process/logger.ts';
 import { ConfigError } from '../src/shared/errors.ts';
@@ -44,6 +44,11 @@ describe('a server\'s users, as docs/clickhouse.md gives them', () => {
     const reader = clickhouseClient({ url: nodes[0]!.url('endpoints') });
     try {
       assert.deepEqual(await queryUserProblems(reader, db), []);
+      // The documented grant on system.processes lets it KILL its own statements; the ingest user has none.
+      assert.equal(await canKillOwnStatements(reader), true);
+      const ingest = clickhouseClient({ url: nodes[0]!.url('ingest') });
+      assert.equal(await canKillOwnStatements(ingest), false);
+      await ingest.close();
       const problems = await queryUserProblems(admin, db);
       assert.deepEqual(problems, ['it can read system.users', `it can insert into ${db}.edge_logs`, `it can create tables in ${db}`]);
     } finally {

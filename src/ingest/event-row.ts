@@ -1,15 +1,17 @@
 /**
  * One ingested event → one log-table row, by Logflare's rules (v1.31.2,
  * `lib/logflare/logs/log_event.ex` make/3, mapper/1): `id` a given non-empty string of at most 256
- * characters, else a new UUID v4 (never a hash of the content: two identical Kong lines in one
- * second are two requests); `timestamp` per event-timestamp.ts, else the time of ingest;
+ * characters, else a UUID v4 made from the digest of the body it came in and its position there
+ * (eventId): two identical Kong lines in one second are two requests, and the same body sent again
+ * (a sender's retry) gets the same ids, so every store keeps it once (on a ClickHouse cluster the id
+ * also picks the shard, and a resend lands where the first one did); `timestamp` per event-timestamp.ts, else the time of ingest;
  * `event_message` = `message` ?? `event_message` (text kept, numbers and booleans as text, objects
  * as JSON, null as ''); `project` the top-level string; `metadata` the cleaned, key-normalised
  * object (logflare-body.ts), `{}` when absent. Other top-level keys (`appname`, `severity`, …) are
  * dropped: the stored queries never return them, in Logflare either. An event this cannot store
  * is rejected with a reason; the others of its batch are unaffected.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { cleanObject, depthWithin, MAX_DEPTH, storable } from './logflare-body.ts';
 import { eventMicros, microsText } from './event-timestamp.ts';
 import type { LogRow } from '../store/schema.ts';
@@ -21,8 +23,23 @@ export type EventOutcome = { row: EventRow; micros: number } | { rejected: strin
 
 const MAX_ID_CHARS = 256;
 
-/** Map one event; `nowMicros` is the time of ingest, for events without a usable timestamp. */
-export function eventRow(event: unknown, nowMicros: number): EventOutcome {
+/**
+ * The id ingest makes for the event at `index` of a body: a UUID v4's shape, its 122 free bits the
+ * first of sha256(`batchKey`, index), so the same body gives the same ids and two positions never do.
+ */
+export function eventId(batchKey: string, index: number): string {
+  const h = createHash('sha256').update(`${batchKey}\0${index}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x40;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
+/**
+ * Map one event; `nowMicros` is the time of ingest, for events without a usable timestamp; `madeId`
+ * the id it gets without one of its own (eventId).
+ */
+export function eventRow(event: unknown, nowMicros: number, madeId: () => string): EventOutcome {
   if (event === null || typeof event !== 'object' || Array.isArray(event)) return { rejected: 'an event must be a JSON object' };
   if (!depthWithin(event, MAX_DEPTH + 1)) return { rejected: `an event may nest at most ${MAX_DEPTH} levels deep` };
   const e = event as Record<string, unknown>;
@@ -31,7 +48,7 @@ export function eventRow(event: unknown, nowMicros: number): EventOutcome {
     return { rejected: `metadata must be a JSON object, got ${Array.isArray(metadata) ? 'an array' : typeof metadata}` };
   }
   const micros = eventMicros(e.timestamp) ?? nowMicros;
-  const id = typeof e.id === 'string' && e.id !== '' && e.id.length <= MAX_ID_CHARS ? storable(e.id) : randomUUID();
+  const id = typeof e.id === 'string' && e.id !== '' && e.id.length <= MAX_ID_CHARS ? storable(e.id) : madeId();
   return {
     micros,
     row: {

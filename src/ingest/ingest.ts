@@ -14,7 +14,7 @@ import type { LogWriter } from '../store/engine.ts';
 import { databaseUnavailable } from '../store/db-errors.ts';
 import { isStoreError, STORE_RETRY_AFTER_SECONDS } from '../store/store-check.ts';
 import type { LogTable } from '../store/schema.ts';
-import { eventRow, type EventRow } from './event-row.ts';
+import { eventId, eventRow, type EventRow } from './event-row.ts';
 import type { TableStatements } from './statements.ts';
 
 /** What became of a request's events. */
@@ -57,7 +57,7 @@ export async function ingestEvents(deps: IngestDeps, table: LogTable, events: re
   const reasons: string[] = [];
   let dropped = 0;
   events.forEach((event, i) => {
-    const out = eventRow(event, now);
+    const out = eventRow(event, now, () => eventId(batchKey, i));
     if ('rejected' in out) reasons.push(`event ${i}: ${out.rejected}`);
     else if (out.micros > now + FUTURE_LIMIT_MICROS) {
       dropped++;

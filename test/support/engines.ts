@@ -47,6 +47,12 @@ export interface TestStore {
   url?: string;
   /** Writes fixture rows where SQL through `admin` cannot (ClickHouse); see fixtures.ts. */
   insertRows?(table: string, rows: readonly LogRow[]): Promise<void>;
+  /**
+   * Statements running on the store (pg_stat_activity, system.processes), this count aside; absent
+   * on the embedded PostgreSQL, which runs one statement at a time (a prompt next call proves the
+   * last one stopped).
+   */
+  runningStatements?(): Promise<number>;
   /** Settings a service over this store needs (ClickHouse: the store's own database as LOG_SCHEMA). */
   serviceEnv?: Readonly<Record<string, string>>;
   teardown(): Promise<void>;
@@ -93,12 +99,19 @@ export interface EngineFactory {
    * which suites ran first (400-1000 MB measured).
    */
   hugeResultRssMb(beforeMb: number): number;
+  /**
+   * How soon the next statement runs after one was cut off (its timeout, its caller gone). At once
+   * (1 s allowed) where the database stops it; PGlite cannot stop a statement, so its worker is
+   * replaced and the next one waits for the new worker to open the store (1.3–2.0 s measured).
+   */
+  nextCallAfterCutOffMs: number;
   open(options?: OpenOptions): Promise<TestStore>;
 }
 
 export const pgliteFactory: EngineFactory = {
   name: 'pglite',
   resultLimit: 'per-batch',
+  nextCallAfterCutOffMs: 3_000,
   hugeResultRssMb: (beforeMb) => beforeMb + 250,
   async open(options = {}) {
     const { engine, admin, writer } = await createPgliteEngine({
@@ -120,6 +133,7 @@ let dbCounter = 0;
 export const pgFactory: EngineFactory = {
   name: 'pg',
   resultLimit: 'arriving',
+  nextCallAfterCutOffMs: 1_000,
   hugeResultRssMb: () => 300,
   async open(options = {}) {
     shared ??= startPostgres();
@@ -146,6 +160,10 @@ export const pgFactory: EngineFactory = {
       writer,
       server,
       url,
+      async runningStatements() {
+        const rows = await queryOnce<{ n: number }>(url, "select count(*)::int as n from pg_stat_activity where state = 'active' and backend_type = 'client backend' and pid <> pg_backend_pid() and datname = current_database()");
+        return rows[0]!.n;
+      },
       async teardown() {
         await writer.close().catch(() => {});
         await engine.close().catch(() => {});
@@ -170,6 +188,7 @@ const CLICKHOUSE_TRAITS = {
   lacks: CLICKHOUSE_LACKS,
   resultLimit: 'arriving',
   hugeResultRssMb: () => 300,
+  nextCallAfterCutOffMs: 1_000,
 } as const;
 
 /**
@@ -183,6 +202,12 @@ async function clickhouseStore(o: { engine: Engine; admin: ClickHouseClient; wri
     admin: (sql, params) => o.admin.command({ query: sql, ...(params ? { query_params: Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v])) } : {}) }),
     ...(o.writer ? { writer: o.writer } : {}),
     serviceEnv: { LOG_SCHEMA: o.db },
+    async runningStatements() {
+      // Not parameterised: on chdb a statement with parameters waits behind the one running. A
+      // clickhouse-local server's own statement (the one that keeps it listening) has no user.
+      const result = await o.admin.query({ query: "SELECT count() AS n FROM system.processes WHERE query_kind = 'Select' AND is_initial_query AND user != '' AND NOT startsWith(query, 'SELECT count() AS n FROM system.processes')", format: 'JSON' });
+      return Number((await result.json<{ n: string }>()).data[0]!.n);
+    },
     async insertRows(table, rows) {
       await insertLines(o.admin, `${o.db}.${table}`, rows.map((r) => logLine(r.id, r.timestamp, r.event_message ?? '', r.project ?? null, metadataText(r))).join(''));
     },

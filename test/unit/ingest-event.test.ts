@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { eventMicros, microsText } from '../../src/ingest/event-timestamp.ts';
 import { cleanObject, depthWithin, normaliseKey, storable } from '../../src/ingest/logflare-body.ts';
-import { eventRow } from '../../src/ingest/event-row.ts';
+import { eventId, eventRow } from '../../src/ingest/event-row.ts';
 import { tableOf } from '../../src/ingest/sources.ts';
 
 const TIMESTAMPS: [unknown, string | null][] = [
@@ -77,17 +77,27 @@ test('depth is measured without recursion, so a million levels is answered, not 
 
 test('an event row: id kept or made, message from message ?? event_message, other top-level keys dropped', () => {
   const now = 1_764_137_411_000_000;
-  const a = eventRow({ id: 'keep-me', message: 'm', event_message: 'e', project: 'p', appname: 'x', severity: 'err', metadata: { 'x-y': 1 } }, now);
+  const made = () => eventId('edge_logs:digest', 7);
+  const a = eventRow({ id: 'keep-me', message: 'm', event_message: 'e', project: 'p', appname: 'x', severity: 'err', metadata: { 'x-y': 1 } }, now, made);
   assert.ok('row' in a);
   assert.deepEqual(a.row, { id: 'keep-me', timestamp: '2025-11-26T06:10:11.000000Z', event_message: 'm', project: 'p', metadata: { _x_y: 1 } });
-  const b = eventRow({ id: '', event_message: { nested: true }, project: 5, metadata: null }, now);
+  const b = eventRow({ id: '', event_message: { nested: true }, project: 5, metadata: null }, now, made);
   assert.ok('row' in b);
-  assert.match(b.row.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4/);
+  assert.match(b.row.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(b.row.id, made());
   assert.deepEqual([b.row.event_message, b.row.project, b.row.metadata], ['{"nested":true}', null, {}]);
-  const c = eventRow({ id: 'x'.repeat(257), event_message: false }, now);
+  const c = eventRow({ id: 'x'.repeat(257), event_message: false }, now, made);
   assert.ok('row' in c && c.row.id !== 'x'.repeat(257) && c.row.event_message === 'false');
-  assert.deepEqual(eventRow({ metadata: 'text' }, now), { rejected: 'metadata must be a JSON object, got string' });
-  assert.deepEqual(eventRow('event', now), { rejected: 'an event must be a JSON object' });
+  assert.deepEqual(eventRow({ metadata: 'text' }, now, made), { rejected: 'metadata must be a JSON object, got string' });
+  assert.deepEqual(eventRow('event', now, made), { rejected: 'an event must be a JSON object' });
+});
+
+test('regression: ingest made up random ids, so a resent body sharded differently on a ClickHouse cluster and one shard kept a duplicate: ids are the body digest and the position', () => {
+  assert.equal(eventId('edge_logs:abc', 0), eventId('edge_logs:abc', 0));
+  const ids = new Set(Array.from({ length: 1000 }, (_, i) => eventId('edge_logs:abc', i)));
+  assert.equal(ids.size, 1000, 'two positions never share an id');
+  assert.notEqual(eventId('edge_logs:abc', 0), eventId('edge_logs:abd', 0));
+  assert.notEqual(eventId('edge_logs:abc', 0), eventId('auth_logs:abc', 0));
 });
 
 test('source names are exact and case-sensitive; table names are accepted too', () => {

@@ -19,7 +19,7 @@ import type { Engine, LogWriter } from '../engine.ts';
 import { WRITER_STATEMENT_TIMEOUT_MS } from '../session-settings.ts';
 import { createClickHouseWriter } from './clickhouse-writer.ts';
 import { createClickHouseEngine } from './clickhouse-engine.ts';
-import { queryUserProblems } from './query-user.ts';
+import { canKillOwnStatements, queryUserProblems } from './query-user.ts';
 import { applyClickHouseSchema, insertRows } from './clickhouse-admin.ts';
 import { LOG_TABLES } from '../schema.ts';
 
@@ -65,6 +65,9 @@ export async function openClickHouse(config: Config, logger: Logger): Promise<Op
         await opened.writer?.close();
         throw new ConfigError(`CLICKHOUSE_URL's user's settings profile refuses what the service sends with ${stored ? 'its' : 'caller'} statements: ${(refused as Error).message}. Raise the profile's MAX, or lower STATEMENT_TIMEOUT_MS / MAX_RESULT_BYTES (docs/clickhouse.md gives the profile)`);
       }
+    }
+    if (!(await canKillOwnStatements(opened.admin))) {
+      logger.warn('CLICKHOUSE_URL\'s user cannot read system.processes, so it cannot KILL its own statements: a statement whose caller left runs on until its timeout. GRANT SELECT ON system.processes TO it (docs/clickhouse.md)');
     }
     return opened;
   }

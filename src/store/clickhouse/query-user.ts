@@ -24,3 +24,11 @@ export async function queryUserProblems(client: ClickHouseClient, db: string): P
   }
   return problems;
 }
+
+/**
+ * Can the user stop its own statements? KILL QUERY reads system.processes, which needs a grant of
+ * its own (docs/clickhouse.md); without it a statement whose caller left runs on to its timeout.
+ */
+export async function canKillOwnStatements(client: ClickHouseClient): Promise<boolean> {
+  return client.query({ query: 'SELECT count() FROM system.processes WHERE 0', format: 'JSON' }).then((r) => r.text()).then(() => true, (err: { code?: unknown }) => err?.code !== '497');
+}

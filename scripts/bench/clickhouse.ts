@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- --engine clickhouse`: the embedded ClickHouse (chdb) beside PostgreSQL on the
- * same rows, in one run (docs/clickhouse.md, "When to use it").
+ * same rows, in one run (docs/clickhouse.md, "When to use it"), and for the stored queries the same
+ * rows on a ClickHouse server over HTTP (clickhouse-local listening: what HTTP costs a call).
  *
  * Both stores get the demo generator's rows (SEED 1, the same `now`, seed-stages.ts' 200 projects:
  * real URL cardinality), grown stage by stage to each
@@ -30,8 +31,9 @@ import { demoRowCounts, generateDemoTable } from '../../src/store/demo/demo-data
 import type { Engine } from '../../src/store/engine.ts';
 import { createPgEngine } from '../../src/store/postgres/pg-engine.ts';
 import { applySchema, LOG_TABLES, type LogTable } from '../../src/store/schema.ts';
-import { openChdb } from '../../src/store/clickhouse/open-clickhouse.ts';
-import { insertRows } from '../../src/store/clickhouse/clickhouse-admin.ts';
+import { clickhouseClient, connectClickHouseServer, openChdb } from '../../src/store/clickhouse/open-clickhouse.ts';
+import { applyClickHouseSchema, insertRows } from '../../src/store/clickhouse/clickhouse-admin.ts';
+import { startClickHouse } from '../lib/clickhouse-server.ts';
 import { createDatabase, startPostgres } from '../lib/pg-server.ts';
 import { median } from '../lib/load-stats.ts';
 import { benchDemo, growDemoData, GENERATED_MAX, orderByTime } from './seed-stages.ts';
@@ -55,6 +57,8 @@ interface Figure {
   rows: number;
   pg: string;
   ch: string;
+  /** The same rows on a ClickHouse server over HTTP (clickhouse-local listening), where measured. */
+  server?: string;
   target: string;
   met: boolean | null;
 }
@@ -68,6 +72,14 @@ export async function clickhouseBench(o: Options): Promise<void> {
   await applySchema((sql, params) => (params ? pool.query(sql, [...params]) : pool.query(sql)), SCHEMA);
   const chPath = mkdtempSync(join(tmpdir(), 'chdb-bench-'));
   const ch = await openChdb({ path: chPath, removeOnClose: true, schema: SCHEMA, retentionDays: null, seedRows: 0, statementTimeoutMs: 120_000, maxResultBytes: 64 << 20, responseShape: 'standard' });
+  // The same ClickHouse as a server, over HTTP as the service's SELECT-only user: what HTTP costs a call.
+  const chServer = await startClickHouse({ databases: SCHEMA });
+  const serverAdmin = clickhouseClient({ url: chServer.nodes[0]!.url(), request_timeout: 600_000 });
+  await applyClickHouseSchema(serverAdmin, { db: SCHEMA, retentionDays: null, cluster: null });
+  const onServer = connectClickHouseServer({
+    url: chServer.nodes[0]!.url('endpoints'), ingestUrl: null, db: SCHEMA, poolMax: 2, ingestPoolMax: 1,
+    statementTimeoutMs: 30_000, maxResultBytes: 64 << 20, responseShape: 'standard',
+  });
   const pgEngine = createPgEngine({ connectionString: url, schema: SCHEMA, statementTimeoutMs: 120_000, poolMax: 2, connectTimeoutMs: 5_000 });
   const parser = await loadSqlParser();
   const registries = { pg: loadRegistry(QUERIES_DIR, parser, null, 'postgresql', SCHEMA), ch: loadRegistry(QUERIES_DIR, parser, null, 'clickhouse', SCHEMA) };
@@ -89,6 +101,8 @@ export async function clickhouseBench(o: Options): Promise<void> {
       started = performance.now();
       await growClickHouse(ch.admin, now, grown, rows);
       await ch.admin.command({ query: `OPTIMIZE TABLE ${SCHEMA}.edge_logs FINAL` });
+      await growClickHouse(serverAdmin, now, grown, rows);
+      await serverAdmin.command({ query: `OPTIMIZE TABLE ${SCHEMA}.edge_logs FINAL` });
       const chLoadS = (performance.now() - started) / 1000;
       // The loads' writes on disk before anything is timed: gigabytes of dirty pages written back
       // during the measurements slowed both engines 2× in one run.
@@ -105,13 +119,13 @@ export async function clickhouseBench(o: Options): Promise<void> {
         ['usage.api-counts daily', 'usage.api-counts', { project: 'default', interval: 'daily' }, '≤ 200 ms at 10M', 200],
       ];
       for (const [label, name, params, target, limit] of calls) {
-        const sides = (['pg', 'ch'] as const).map((side) => {
-          const q = registries[side].lookup(name)!;
+        const sides = (['pg', 'ch', 'server'] as const).map((side) => {
+          const q = registries[side === 'pg' ? 'pg' : 'ch'].lookup(name)!;
           const bound = bindStatement(q, new Map(Object.entries(params).map(([k, v]) => [k, [v]])), null, POSTGRESQL);
-          const engine: Engine = side === 'pg' ? pgEngine : ch.engine;
+          const engine: Engine = side === 'pg' ? pgEngine : side === 'ch' ? ch.engine : onServer.engine;
           return { run: () => engine.query(bound.sql, bound.params, { stored: true, columns: q.resultColumns }) };
         });
-        const times: [number[], number[]] = [[], []];
+        const times: [number[], number[], number[]] = [[], [], []];
         for (let i = 0; i < 2; i++) for (const s of sides) await s.run();
         for (let i = 0; i < o.runs; i++) {
           for (const [k, s] of sides.entries()) {
@@ -120,9 +134,9 @@ export async function clickhouseBench(o: Options): Promise<void> {
             times[k]!.push(performance.now() - t);
           }
         }
-        const [pgMs, chMs] = times.map(median) as [number, number];
-        log(`${label}: PostgreSQL ${pgMs.toFixed(1)} ms, ClickHouse ${chMs.toFixed(1)} ms`);
-        figures.push({ measure: `${label} (p50 of ${o.runs}, uncached)`, rows, pg: `${pgMs.toFixed(1)} ms`, ch: `${chMs.toFixed(1)} ms`, target, met: rows >= 10_000_000 ? chMs <= limit : null });
+        const [pgMs, chMs, serverMs] = times.map(median) as [number, number, number];
+        log(`${label}: PostgreSQL ${pgMs.toFixed(1)} ms, ClickHouse ${chMs.toFixed(1)} ms, ClickHouse server ${serverMs.toFixed(1)} ms`);
+        figures.push({ measure: `${label} (p50 of ${o.runs}, uncached)`, rows, pg: `${pgMs.toFixed(1)} ms`, ch: `${chMs.toFixed(1)} ms`, server: `${serverMs.toFixed(1)} ms`, target, met: rows >= 10_000_000 ? chMs <= limit : null });
       }
       figures.push(...(await studioCalls(o, rows, now, registries, pgEngine, ch.engine, parser, log)));
       const pgBytes = Number((await pool.query(`select pg_total_relation_size('${SCHEMA}.edge_logs') as b, pg_total_relation_size('${SCHEMA}.edge_request_counts') + pg_total_relation_size('${SCHEMA}.edge_request_urls') as r`)).rows[0].b);
@@ -134,13 +148,17 @@ export async function clickhouseBench(o: Options): Promise<void> {
     await pgEngine.close();
     await ch.engine.close();
   } finally {
+    await onServer.engine.close().catch(() => {});
+    await serverAdmin.close().catch(() => {});
+    await chServer.destroy();
     await pool.end().catch(() => {});
     await server.destroy();
     rmSync(chPath, { recursive: true, force: true });
   }
   process.stdout.write(`\n## ClickHouse beside PostgreSQL\n\nMachine: ${cpus()[0]?.model ?? 'unknown'}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ${new Date().toISOString().slice(0, 16)}Z. chdb (ClickHouse in-process) and PostgreSQL 15 (throwaway, fsync off) on the same rows.\n\n`);
-  process.stdout.write('| measure | edge rows | PostgreSQL | ClickHouse | target | met |\n|---|--:|--:|--:|---|---|\n');
-  for (const f of figures) process.stdout.write(`| ${f.measure} | ${f.rows.toLocaleString('en')} | ${f.pg} | ${f.ch} | ${f.target} | ${f.met === null ? '–' : f.met ? 'yes' : 'NO'} |\n`);
+  process.stdout.write(`ClickHouse server: ${chServer.version} as clickhouse-local listening on loopback (scripts/lib/clickhouse-server.ts), called over HTTP by the SELECT-only user, the same rows as chdb.\n\n`);
+  process.stdout.write('| measure | edge rows | PostgreSQL | ClickHouse (chdb) | ClickHouse server (HTTP) | target | met |\n|---|--:|--:|--:|--:|---|---|\n');
+  for (const f of figures) process.stdout.write(`| ${f.measure} | ${f.rows.toLocaleString('en')} | ${f.pg} | ${f.ch} | ${f.server ?? '–'} | ${f.target} | ${f.met === null ? '–' : f.met ? 'yes' : 'NO'} |\n`);
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { SuiteName } from '../behaviour/run-behaviour.ts';
 
 export const CLICKHOUSE_SKIPS: Readonly<Partial<Record<SuiteName, string>>> = Object.freeze({
-  hostile: 'its runaway statements and huge values are PostgreSQL SQL (generate_series, repeat, bytea); ClickHouse\'s limits, timeouts and KILL are in test/clickhouse.test.ts',
+  hostile: 'its runaway statements and huge values are PostgreSQL SQL (generate_series, repeat, bytea); the runaway suite (behaviour/runaway.ts) runs on ClickHouse, its result limits and KILL are in test/clickhouse.test.ts',
   usageRollup: 'it checks PostgreSQL\'s trigger-kept rollup; ClickHouse counts raw rows (parity in test/clickhouse.test.ts)',
   storeCheck: 'it breaks the store with PostgreSQL DDL and grants',
   ingest: 'it reads rows back with PostgreSQL SQL and Studio\'s caller sql; ClickHouse ingest is in test/clickhouse.test.ts',

@@ -14,7 +14,7 @@ import type { LogWriter } from '../store/engine.ts';
 import { databaseUnavailable } from '../store/db-errors.ts';
 import { isStoreError, STORE_RETRY_AFTER_SECONDS } from '../store/store-check.ts';
 import type { LogTable } from '../store/schema.ts';
-import { eventId, eventRow, type EventRow } from './event-row.ts';
+import { eventIds, eventRow, type EventRow } from './event-row.ts';
 import type { TableStatements } from './statements.ts';
 
 /** What became of a request's events. */
@@ -53,11 +53,12 @@ export async function ingestEvents(deps: IngestDeps, table: LogTable, events: re
   const batchKey = `${table}:${sent}`;
   const turn = { owner, batchKey, ...(signal ? { signal } : {}) };
   const now = deps.clock.now() * 1000;
+  const idAt = eventIds(batchKey);
   const rows: EventRow[] = [];
   const reasons: string[] = [];
   let dropped = 0;
   events.forEach((event, i) => {
-    const out = eventRow(event, now, () => eventId(batchKey, i));
+    const out = eventRow(event, now, () => idAt(i));
     if ('rejected' in out) reasons.push(`event ${i}: ${out.rejected}`);
     else if (out.micros > now + FUTURE_LIMIT_MICROS) {
       dropped++;

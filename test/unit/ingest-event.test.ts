@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { eventMicros, microsText } from '../../src/ingest/event-timestamp.ts';
 import { cleanObject, depthWithin, normaliseKey, storable } from '../../src/ingest/logflare-body.ts';
-import { eventId, eventRow } from '../../src/ingest/event-row.ts';
+import { eventIds, eventRow } from '../../src/ingest/event-row.ts';
 import { tableOf } from '../../src/ingest/sources.ts';
 
 const TIMESTAMPS: [unknown, string | null][] = [
@@ -77,7 +77,7 @@ test('depth is measured without recursion, so a million levels is answered, not 
 
 test('an event row: id kept or made, message from message ?? event_message, other top-level keys dropped', () => {
   const now = 1_764_137_411_000_000;
-  const made = () => eventId('edge_logs:digest', 7);
+  const made = () => eventIds('edge_logs:digest')(7);
   const a = eventRow({ id: 'keep-me', message: 'm', event_message: 'e', project: 'p', appname: 'x', severity: 'err', metadata: { 'x-y': 1 } }, now, made);
   assert.ok('row' in a);
   assert.deepEqual(a.row, { id: 'keep-me', timestamp: '2025-11-26T06:10:11.000000Z', event_message: 'm', project: 'p', metadata: { _x_y: 1 } });
@@ -93,11 +93,13 @@ test('an event row: id kept or made, message from message ?? event_message, othe
 });
 
 test('regression: ingest made up random ids, so a resent body sharded differently on a ClickHouse cluster and one shard kept a duplicate: ids are the body digest and the position', () => {
-  assert.equal(eventId('edge_logs:abc', 0), eventId('edge_logs:abc', 0));
-  const ids = new Set(Array.from({ length: 1000 }, (_, i) => eventId('edge_logs:abc', i)));
-  assert.equal(ids.size, 1000, 'two positions never share an id');
-  assert.notEqual(eventId('edge_logs:abc', 0), eventId('edge_logs:abd', 0));
-  assert.notEqual(eventId('edge_logs:abc', 0), eventId('auth_logs:abc', 0));
+  assert.equal(eventIds('edge_logs:abc')(0), eventIds('edge_logs:abc')(0));
+  const idAt = eventIds('edge_logs:abc');
+  const ids = new Set(Array.from({ length: 100_000 }, (_, i) => idAt(i)));
+  assert.equal(ids.size, 100_000, 'two positions never share an id');
+  for (const id of [idAt(0), idAt(99_999)]) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.notEqual(eventIds('edge_logs:abc')(0), eventIds('edge_logs:abd')(0));
+  assert.notEqual(eventIds('edge_logs:abc')(0), eventIds('auth_logs:abc')(0));
 });
 
 test('source names are exact and case-sensitive; table names are accepted too', () => {

@@ -254,6 +254,9 @@ describe('the embedded ClickHouse answers byte for byte as the embedded PostgreS
       // Were refused (issue 43): `^` on integers (PostgreSQL's float8 power), `#` (XOR), string_agg
       // ordered by text descending, NULL keys where PostgreSQL puts them (last ascending, first descending).
       "select 2 ^ 10 as p, 2 ^ -2 as n, (-2) ^ 3 as c, length(id) ^ 2 as l, 5 # 3 as x, length(id) # 7 as y, -6 # 1 as z, power(2, 3) as r from edge_logs where id = 'tie-a'",
+      // array_agg, ordered, NULLs kept, indexed and counted (an array is not a result column there); of no rows NULL.
+      "select (array_agg(id order by timestamp desc, id))[1] as newest, (array_agg(id order by id desc))[2] as second, cardinality(array_agg(metadata ->> 'nope')) as with_nulls, (array_agg(metadata ->> 'nope' order by id))[1] as first_null, (array_agg(length(id) order by id))[3] as third, (array_agg(id))[99] as past from edge_logs where id like 't%'",
+      "select cardinality(array_agg(id)) as n, (array_agg(id order by id))[1] as f from edge_logs where id = 'none'",
       "select string_agg(id, ',' order by id desc) as d, string_agg(id, ',' order by id) as a, string_agg(id, ';' order by metadata ->> 'nope' desc, id desc) as n, string_agg(id, ';' order by metadata ->> 'nope', length(id) desc, id) as m, string_agg(id, ';' order by case when id = 'tie-b' then null else id end desc) as f from edge_logs where id like 't%' or id like 'j%'",
     ]);
   });

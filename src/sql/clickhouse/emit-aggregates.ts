@@ -45,7 +45,7 @@ export function aggregateOrWindow(e: Emitter, name: string, body: Json, args: un
     if (over === undefined) return unsupported(`${name}() without OVER`, at);
     const v = e.value(args[0]);
     const offset = args[1] === undefined ? '1' : e.argAs(args[1], 'int', at);
-    const fallback = args[2] === undefined ? 'NULL' : e.as(e.emit(args[2]), v.type, at).sql;
+    const fallback = args[2] === undefined ? 'NULL' : e.as(e.emit(args[2]), v.type, at);
     // The InFrame forms read within the frame, which windowSpec opens to the whole partition;
     // toNullable so a row without a neighbour is NULL, not ClickHouse's type default.
     return expr(`${name}InFrame(toNullable(${v.sql}), ${offset}, ${fallback})`, v.type);
@@ -110,29 +110,47 @@ function percentilesDisc(e: Emitter, body: Json, sort: Json, ps: readonly number
 }
 
 /**
- * string_agg(value, separator [ORDER BY key, …]): NULL values left out, NULL for none, in the order
- * asked (ascending or descending keys; none asked: ClickHouse's order, as PostgreSQL's is its own).
+ * The values of an ordered aggregate (`ORDER BY key, …` inside the call) as a ClickHouse array of
+ * `value`, in PostgreSQL's order: ascending keys with NULLs last, descending with NULLs first.
+ * Every key descending: the whole sort reversed. Some: a descending number or timestamp sorts by
+ * its negation, its NULLs first by their flag; a descending text beside ascending keys is refused.
+ * `keep` filters the rows (string_agg leaves NULL values out); no keys: ClickHouse's order, as
+ * PostgreSQL's is its own.
  */
-export function stringAgg(e: Emitter, body: Json, args: unknown[], over: Json | undefined, at: string): Expr {
-  if (over !== undefined || body['agg_distinct'] || body['agg_filter'] !== undefined || args.length !== 2) return unsupported('string_agg with OVER, DISTINCT, FILTER or other than two arguments', at);
-  const v = e.argAs(args[0], 'text', at);
-  const sep = e.argAs(args[1], 'text', at);
+function orderedValues(e: Emitter, body: Json, value: string, keep: string, what: string, at: string): string {
   const order = ((body['agg_order'] as unknown[] | undefined) ?? []).map((s) => wrapped(s, 'SortBy')!);
-  if (order.some((s) => s['sortby_nulls'] !== 'SORTBY_NULLS_DEFAULT' || (s['sortby_dir'] !== 'SORTBY_DEFAULT' && s['sortby_dir'] !== 'SORTBY_ASC' && s['sortby_dir'] !== 'SORTBY_DESC'))) return unsupported('string_agg ordered with NULLS or USING', at);
-  // PostgreSQL's order: ascending keys with NULLs last, descending with NULLs first. Every key
-  // descending: the whole sort reversed. Some: a descending number or timestamp sorts by its
-  // negation, its NULLs first by their flag; a descending text beside ascending keys is refused.
+  if (order.some((s) => s['sortby_nulls'] !== 'SORTBY_NULLS_DEFAULT' || (s['sortby_dir'] !== 'SORTBY_DEFAULT' && s['sortby_dir'] !== 'SORTBY_ASC' && s['sortby_dir'] !== 'SORTBY_DESC'))) return unsupported(`${what} ordered with NULLS or USING`, at);
   const descending = order.map((s) => s['sortby_dir'] === 'SORTBY_DESC');
   const reversed = descending.length > 0 && descending.every(Boolean);
   const keys = order.map((s, i) => {
     const k = e.value(s['node']);
-    if (k.type !== 'text' && k.type !== 'int' && k.type !== 'numeric' && k.type !== 'timestamptz' && k.type !== 'timestamp') return unsupported(`string_agg ordered by ${k.type}`, at);
+    if (k.type !== 'text' && k.type !== 'int' && k.type !== 'numeric' && k.type !== 'timestamptz' && k.type !== 'timestamp') return unsupported(`${what} ordered by ${k.type}`, at);
     if (reversed || !descending[i]) return `isNull(${k.sql}), ${k.sql}`;
-    if (k.type === 'text') return unsupported('string_agg ordered by text descending beside ascending keys', at);
+    if (k.type === 'text') return unsupported(`${what} ordered by text descending beside ascending keys`, at);
     return `isNotNull(${k.sql}), -toFloat64(${k.type.startsWith('timestamp') ? `toUnixTimestamp64Micro(${k.sql})` : k.sql})`;
   });
-  const values = keys.length === 0
-    ? `groupArray(${v})`
-    : `arrayMap(t -> t.1, ${reversed ? 'arrayReverseSort' : 'arraySort'}(t -> t.2, groupArrayIf((${v}, tuple(${keys.join(', ')})), ${v} IS NOT NULL)))`;
-  return expr(`if(count(${v}) = 0, NULL, arrayStringConcat(${values}, ${sep}))`, 'text');
+  // A one-element tuple keeps a NULL value, which groupArray would leave out.
+  if (keys.length === 0) return `arrayMap(t -> t.1, groupArrayIf(tuple(${value}), ${keep}))`;
+  return `arrayMap(t -> t.1, ${reversed ? 'arrayReverseSort' : 'arraySort'}(t -> t.2, groupArrayIf((${value}, tuple(${keys.join(', ')})), ${keep})))`;
+}
+
+/** string_agg(value, separator [ORDER BY key, …]): NULL values left out, NULL for none, in the order asked. */
+export function stringAgg(e: Emitter, body: Json, args: unknown[], over: Json | undefined, at: string): Expr {
+  if (over !== undefined || body['agg_distinct'] || body['agg_filter'] !== undefined || args.length !== 2) return unsupported('string_agg with OVER, DISTINCT, FILTER or other than two arguments', at);
+  const v = e.argAs(args[0], 'text', at);
+  const sep = e.argAs(args[1], 'text', at);
+  return expr(`if(count(${v}) = 0, NULL, arrayStringConcat(${orderedValues(e, body, v, `${v} IS NOT NULL`, 'string_agg', at)}, ${sep}))`, 'text');
+}
+
+/**
+ * array_agg(value [ORDER BY key, …]): every value, NULLs included, in the order asked; an array
+ * the statement indexes or counts (an array is not a result column on ClickHouse). PostgreSQL's
+ * array_agg of no rows is NULL, never an empty array, so an empty one here means NULL (nullIfEmpty).
+ */
+export function arrayAgg(e: Emitter, body: Json, args: unknown[], over: Json | undefined, at: string): Expr {
+  if (over !== undefined || body['agg_distinct'] || body['agg_filter'] !== undefined || args.length !== 1) return unsupported('array_agg with OVER, DISTINCT, FILTER or other than one argument', at);
+  const v = e.value(args[0]);
+  if (elementOf(v.type) !== undefined || v.type === 'jsonb' || v.type === 'other' || v.type === 'interval') return unsupported(`array_agg of ${v.type}`, at);
+  const type = v.type === 'unknown' || v.type === 'null' ? 'text' : v.type;
+  return { ...expr(orderedValues(e, body, v.sql, '1', 'array_agg', at), `${type}[]` as PgType), nullIfEmpty: true };
 }

@@ -7,7 +7,7 @@
 import { stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
 import { chString, elementOf, expr, isNumber, power, unsupported, type Expr, type PgType, type Emitter } from './emit-types.ts';
 import { topLevelKinds } from './emit-json.ts';
-import { AGGREGATES, aggregateOrWindow, percentile, RANKING, stringAgg, VALUE_WINDOWS } from './emit-aggregates.ts';
+import { AGGREGATES, aggregateOrWindow, percentile, RANKING, stringAgg, arrayAgg, VALUE_WINDOWS } from './emit-aggregates.ts';
 import { windowSpec } from './emit-windows.ts';
 
 type Emit = (e: Emitter, args: unknown[], at: string) => Expr;
@@ -112,7 +112,7 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
   cardinality: (e, args, at) => {
     const v = e.value(args[0]);
     if (elementOf(v.type) === undefined) return unsupported(`cardinality of ${v.type}`, at);
-    return expr(`length(${v.sql})`, 'int');
+    return expr(v.nullIfEmpty ? `if(empty(${v.sql}), NULL, length(${v.sql}))` : `length(${v.sql})`, 'int');
   },
   md5: (e, args, at) => expr(`lower(hex(MD5(${e.argAs(args[0], 'text', at)})))`, 'text'),
   position: plain('positionUTF8', ['text', 'text'], 'int'),
@@ -338,7 +338,7 @@ function extractPath(e: Emitter, args: unknown[], op: '->' | '->>', at: string):
 
 /** Every function of the sandbox's allow-list this file prints (the rest are refused by name). */
 export const PRINTED_FUNCTIONS: ReadonlySet<string> = Object.freeze(new Set([
-  ...Object.keys(SCALARS), ...Object.keys(AGGREGATES), ...RANKING, ...Object.keys(VALUE_WINDOWS), 'lag', 'lead', 'percentile_cont', 'percentile_disc', 'string_agg',
+  ...Object.keys(SCALARS), ...Object.keys(AGGREGATES), ...RANKING, ...Object.keys(VALUE_WINDOWS), 'lag', 'lead', 'percentile_cont', 'percentile_disc', 'string_agg', 'array_agg',
 ]));
 
 /** One FuncCall: a scalar, an aggregate (with FILTER, DISTINCT), or a window call. */
@@ -347,6 +347,7 @@ export function callFunction(e: Emitter, body: Json, at: string): Expr {
   const args = (body['args'] as unknown[] | undefined) ?? [];
   const over = body['over'] as Json | undefined;
   if (name === 'string_agg') return stringAgg(e, body, args, over, at);
+  if (name === 'array_agg') return arrayAgg(e, body, args, over, at);
   if (body['agg_order'] !== undefined && !body['agg_within_group']) return unsupported(`ORDER BY inside ${name}()`, at);
   if (body['func_variadic']) return unsupported('VARIADIC', at);
   let call: Expr;

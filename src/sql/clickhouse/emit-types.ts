@@ -36,6 +36,8 @@ export interface Expr {
   readonly micros?: string;
   /** The value of a string literal (before it takes a type). */
   readonly literal?: string;
+  /** An array that stands for NULL when empty (array_agg's: PostgreSQL's of no rows is NULL). */
+  readonly nullIfEmpty?: boolean;
 }
 
 /** One term of an interval: `count` units (`toIntervalHour(count)`). */

@@ -60,6 +60,19 @@ export function libchdbPath(root = process.cwd()): string {
   return found;
 }
 
+/**
+ * Why no server can start here, or null: the tests that need one declare this as their skip (the
+ * README's `npm install && npm test` without chdb), as the embedded ClickHouse's tests do.
+ */
+export function clickhouseUnavailable(): string | null {
+  try {
+    libchdbPath();
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 export async function startClickHouse(options: ClickHouseServerOptions = {}): Promise<ClickHouseServer> {
   const shards = options.shards ?? 1;
   const lib = libchdbPath();

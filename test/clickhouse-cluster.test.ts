@@ -10,7 +10,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { readFileSync } from 'node:fs';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { clickhouseClient } from '../src/store/clickhouse/open-clickhouse.ts';
 import { schemaCommand } from '../src/commands/schema.ts';
@@ -18,16 +17,16 @@ import { DEMO_PROJECTS, generateDemoLogs, insertDemoLogs } from '../src/store/de
 import { insertRows } from '../src/store/clickhouse/clickhouse-admin.ts';
 import { LOG_TABLES } from '../src/store/schema.ts';
 import type { Service } from '../src/service.ts';
-import { runBehaviour, SUITE_NAMES } from './behaviour/run-behaviour.ts';
+import { everySuite, runBehaviour } from './behaviour/run-behaviour.ts';
 import { CLICKHOUSE_SKIPS } from './support/clickhouse-skips.ts';
 import { clickhouseServerFactory, pgliteFactory, SCHEMA, type ClickHouseTarget, type EngineFactory, type TestStore } from './support/engines.ts';
 import { call, startTestService } from './support/service.ts';
 import { agreement, REFUSED_ON_CLICKHOUSE } from './support/clickhouse-caller-cases.ts';
 import { containerLines, vectorBatches } from './fixtures/vector-replay.ts';
 import { INGEST_TOKEN, post } from './behaviour/ingest.ts';
+import { studioKit } from '../scripts/bench/studio.ts';
 import { clickhouseUnavailable, startClickHouse, type ClickHouseServer } from '../scripts/lib/clickhouse-server.ts';
 
-const STUDIO_QUERIES = (JSON.parse(readFileSync(new URL('./fixtures/studio-queries.json', import.meta.url), 'utf8')) as { queries: { name: string; endpoint: string; params: Record<string, string>; sql?: string | null }[] }).queries;
 
 let started: Promise<ClickHouseServer> | undefined;
 const cluster = () => (started ??= startClickHouse({ shards: 2 }));
@@ -52,7 +51,7 @@ after(async () => {
 
 /** Declared skip: no cluster without chdb's library (installed on demand, as .ci/run does). */
 const missing = clickhouseUnavailable();
-runBehaviour(factory, { skip: missing === null ? CLICKHOUSE_SKIPS : Object.fromEntries(SUITE_NAMES.map((name) => [name, missing])) });
+runBehaviour(factory, { skip: missing === null ? CLICKHOUSE_SKIPS : everySuite(missing) });
 
 /** Rows per shard of a table, read on each node's local table. */
 async function perShard(admins: readonly ClickHouseClient[], db: string, table: string): Promise<number[]> {
@@ -155,7 +154,7 @@ describe('a two-shard cluster answers as PostgreSQL over the same rows', { skip:
   test('Studio\'s sql calls (BigQuery, translated and printed for ClickHouse): the same answers over the Distributed tables', async () => {
     const iso = (ms: number) => new Date(Date.now() - ms).toISOString();
     const outcomes = new Map<string, number>();
-    for (const c of STUDIO_QUERIES.filter((q) => typeof q.sql === 'string')) {
+    for (const c of studioKit().filter((q) => typeof q.sql === 'string')) {
       const params: Record<string, string> = {};
       for (const [k, v] of Object.entries(c.params)) params[k] = v.replace('{{now-1h}}', iso(3_600_000));
       params.sql = c.sql!.replace('{{now-7h}}', iso(7 * 3_600_000)).replace(/\{\{(\w+) row id\}\}/, 'x');

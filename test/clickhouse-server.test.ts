@@ -15,7 +15,7 @@ import { canKillOwnStatements, queryUserProblems } from '../src/store/clickhouse
 import { readConfig } from '../src/process/config.ts';
 import { createLogger } from '../src/process/logger.ts';
 import { ConfigError } from '../src/shared/errors.ts';
-import { runBehaviour, SUITE_NAMES } from './behaviour/run-behaviour.ts';
+import { everySuite, runBehaviour } from './behaviour/run-behaviour.ts';
 import { CLICKHOUSE_SKIPS } from './support/clickhouse-skips.ts';
 import { clickhouseServerFactory, type ClickHouseTarget } from './support/engines.ts';
 import { clickhouseUnavailable, startClickHouse, type ClickHouseServer } from '../scripts/lib/clickhouse-server.ts';
@@ -35,7 +35,7 @@ after(async () => {
 
 /** Declared skip: no server without chdb's library (installed on demand, as .ci/run does). */
 const missing = external ? null : clickhouseUnavailable();
-runBehaviour(clickhouseServerFactory(target), { skip: missing === null ? CLICKHOUSE_SKIPS : Object.fromEntries(SUITE_NAMES.map((name) => [name, missing])) });
+runBehaviour(clickhouseServerFactory(target), { skip: missing === null ? CLICKHOUSE_SKIPS : everySuite(missing) });
 
 describe('a server\'s users, as docs/clickhouse.md gives them', { skip: missing ?? false }, () => {
   test('the start-up check passes the SELECT-only query user and names what the admin can do', async () => {

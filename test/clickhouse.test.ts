@@ -17,7 +17,7 @@ import { DEMO_PROJECTS, generateDemoLogs, insertDemoLogs, type DemoLogs } from '
 import { LOG_TABLES } from '../src/store/schema.ts';
 import type { ResponseShape } from '../src/store/values/response-shape.ts';
 import type { Service } from '../src/service.ts';
-import { pgliteFactory, SCHEMA, TEST_STATEMENT_TIMEOUT_MS, type TestStore } from './support/engines.ts';
+import { chdbMissing, pgliteFactory, SCHEMA, TEST_STATEMENT_TIMEOUT_MS, type TestStore } from './support/engines.ts';
 import { call, startTestService } from './support/service.ts';
 import { containerLines, vectorBatches } from './fixtures/vector-replay.ts';
 import { INGEST_TOKEN, post } from './behaviour/ingest.ts';
@@ -34,12 +34,10 @@ import { tempDir } from './support/temp-dir.ts';
 const STUDIO_QUERIES = (JSON.parse(readFileSync(new URL('./fixtures/studio-queries.json', import.meta.url), 'utf8')) as { queries: { name: string; endpoint: string; params: Record<string, string>; sql?: string | null }[] }).queries;
 
 const DATA_DIR = tempDir('chdb-test-');
-/**
- * Declared skip: chdb (~545 MB) is installed on demand (`npm install --no-save chdb`, as .ci/run
- * does), not from the lock file; without it this file reports itself skipped, never green.
- */
+/** Declared skip: without chdb (installed on demand) this file reports itself skipped, never green. */
+const noChdb = await chdbMissing();
+/** chdb's connection module, for a session of this test's own; a variable, so the type check does not need chdb. */
 const CHDB_CONNECTION: string = 'chdb/connection';
-const CHDB = await import(CHDB_CONNECTION).then(() => true, () => false);
 
 /** Rows both stores hold: demo rows plus the cases where engines tend to differ. */
 function fixture(): DemoLogs {
@@ -70,7 +68,7 @@ interface Pair {
   ch: Service;
 }
 
-describe('the embedded ClickHouse answers byte for byte as the embedded PostgreSQL', { skip: CHDB ? false : 'chdb is not installed (npm install --no-save chdb)' }, () => {
+describe('the embedded ClickHouse answers byte for byte as the embedded PostgreSQL', { skip: noChdb ?? false }, () => {
   const stores: TestStore[] = [];
   const services: Service[] = [];
   let chAdmin: ClickHouseClient;

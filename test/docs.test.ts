@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { readBlocks } from '../scripts/docs/blocks.ts';
 import { QUERIES_DIR } from '../src/process/config.ts';
 import type { Service } from '../src/service.ts';
-import { chdbFactory, pgliteFactory, type TestStore } from './support/engines.ts';
+import { chdbFactory, chdbMissing, pgliteFactory, type TestStore } from './support/engines.ts';
 import { edgeRow, insertRows } from './support/fixtures.ts';
 import { call, startTestService } from './support/service.ts';
 import { tempDir } from './support/temp-dir.ts';
@@ -71,11 +71,9 @@ function exampleFiles(): Map<string, string> {
   return files;
 }
 
-// chdb (~545 MB) is installed on demand (`npm install --no-save chdb`, as .ci/run does).
-const CHDB_CONNECTION: string = 'chdb/connection';
-const CHDB = await import(CHDB_CONNECTION).then(() => true, () => false);
+const noChdb = await chdbMissing();
 
-for (const factory of [pgliteFactory, chdbFactory]) describe(`the worked example of docs/stored-queries.md, on ${factory.name}`, { skip: factory.name === 'chdb' && !CHDB ? 'chdb is not installed (npm install --no-save chdb)' : false }, () => {
+for (const factory of [pgliteFactory, chdbFactory]) describe(`the worked example of docs/stored-queries.md, on ${factory.name}`, { skip: factory.name === 'chdb' ? noChdb ?? false : false }, () => {
   let store: TestStore;
   let svc: Service;
   const page = readFileSync(join(ROOT, 'docs/stored-queries.md'), 'utf8');

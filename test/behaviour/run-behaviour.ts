@@ -27,6 +27,11 @@ const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour, ho
 export type SuiteName = keyof typeof SUITES;
 export const SUITE_NAMES = Object.keys(SUITES) as SuiteName[];
 
+/** Every suite skipped for one reason (the engine cannot run here at all), each shown with it. */
+export function everySuite(reason: string): Readonly<Partial<Record<SuiteName, string>>> {
+  return Object.fromEntries(SUITE_NAMES.map((name) => [name, reason]));
+}
+
 export function runBehaviour(factory: EngineFactory, options: BehaviourOptions): void {
   for (const [name, suite] of Object.entries(SUITES) as [SuiteName, (f: EngineFactory) => void][]) {
     const reason = options.skip[name];

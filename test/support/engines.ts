@@ -173,6 +173,16 @@ export const pgFactory: EngineFactory = {
   },
 };
 
+/**
+ * Why the embedded ClickHouse cannot run here, or null: chdb (~545 MB) is installed on demand
+ * (`npm install --no-save chdb`, as .ci/run does), not from the lock file, so its tests declare
+ * this as their skip. Loads chdb only when asked.
+ */
+export async function chdbMissing(): Promise<string | null> {
+  const connection: string = 'chdb/connection';
+  return import(connection).then(() => null, () => 'chdb is not installed (npm install --no-save chdb@3.4.0)');
+}
+
 let chdbPath: string | undefined;
 let chdbCounter = 0;
 

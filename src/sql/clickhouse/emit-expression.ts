@@ -169,10 +169,8 @@ export class ExprEmitter implements Emitter {
       }
       case '/': case '%': return this.quotient(op, left, right, at);
       case '^': {
-        // Integers: PostgreSQL's float8 power. Its numeric power is exact to 16 places and more
-        // (2.5 ^ 2 is 6.2500000000000000), which a double cannot print.
-        const [l, r, type] = this.pair(left, right, at);
-        return type === 'int' ? power(l.sql, r.sql) : unsupported(`^ on ${type}`, at);
+        const [l, r] = this.pair(left, right, at);
+        return power('^', l, r, at);
       }
       case '#': {
         // Integers' bitwise XOR (PostgreSQL's `#` on bit strings and geometry has no values here).

@@ -19,16 +19,9 @@ const plain = (name: string, argTypes: readonly PgType[], result: PgType, minArg
   return expr(`${name}(${typed.join(', ')})`, result);
 };
 
-/**
- * power(a, b) as `^` prints it: of integers, PostgreSQL's float8 power; of numerics it is exact to
- * 16 places and more (power(2, 0.5) is 1.414213562373095), which a double does not print: refused.
- */
-const powerOfIntegers = (name: string): Emit => (e, args, at) => {
-  if (args.length !== 2) return unsupported(`${name} without two arguments`, at);
-  const [base, exponent] = args.map((a) => e.value(a));
-  if (base!.type !== 'int' || exponent!.type !== 'int') return unsupported(`${name} of ${base!.type === 'int' ? exponent!.type : base!.type}`, at);
-  return power(base!.sql, exponent!.sql);
-};
+/** power(a, b) as `^` prints it (emit-types.ts power). */
+const powerOf = (name: string): Emit => (e, args, at) =>
+  args.length === 2 ? power(name, e.value(args[0]), e.value(args[1]), at) : unsupported(`${name} without two arguments`, at);
 
 /** A constant text argument (a unit name, a zone). */
 function constText(node: unknown, what: string, at: string): string {
@@ -135,8 +128,8 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
   ln: plain('log', ['numeric'], 'numeric'),
   log: plain('log10', ['numeric'], 'numeric'),
   log10: plain('log10', ['numeric'], 'numeric'),
-  power: powerOfIntegers('power'),
-  pow: powerOfIntegers('pow'),
+  power: powerOf('power'),
+  pow: powerOf('pow'),
   pi: plain('pi', [], 'numeric'),
   degrees: plain('degrees', ['numeric'], 'numeric'),
   radians: plain('radians', ['numeric'], 'numeric'),

@@ -5,15 +5,15 @@
  * SELECT-only under the documented limits profile, `ingest` INSERT-only. With `shards` > 1 the nodes
  * form a cluster of that many shards (remote_servers over TCP, one replica each): clickhouse-local
  * has no replication (docs/clickhouse.md, "A cluster"). Each node dies with this process; failing to
- * start one throws, tests never skip for want of a server.
+ * start one throws. Only without chdb's library do the tests that need a server declare a skip
+ * (clickhouseUnavailable).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mkdtempSync } from 'node:fs';
 
 export interface ClickHouseNode {
   http: number;

@@ -96,10 +96,10 @@ export function createClickHouseEngine(o: ClickHouseEngineOptions): Engine {
    * sql); another is sent untagged, and stops at its timeout.
    */
   const tagged = (sql: string): string | null => {
-    const start = sql.trimStart().slice(0, 5).toLowerCase();
-    if (start === 'with ' || start === 'with\n') return `WITH {sqe_tag:String} AS sqe_tag, ${sql.trimStart().slice(5)}`;
-    if (start === 'selec') return `WITH {sqe_tag:String} AS sqe_tag ${sql}`;
-    return null;
+    const first = /^\s*(with|select)\b/i.exec(sql);
+    if (first === null) return null;
+    // A WITH clause of its own takes the tag as its first element.
+    return first[1]!.toLowerCase() === 'with' ? `WITH {sqe_tag:String} AS sqe_tag, ${sql.slice(first[0].length)}` : `WITH {sqe_tag:String} AS sqe_tag ${sql}`;
   };
 
   /**

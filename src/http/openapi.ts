@@ -27,6 +27,7 @@ const COLUMN_SCHEMAS: Readonly<Record<ColumnType, Json>> = {
   boolean: { type: 'boolean' },
   object: { type: 'object' },
   array: { type: 'array' },
+  struct: { type: 'object' },
 };
 
 const STATUSES_OF_QUERIES = [400, 401, 403, 404, 405, 406, 413, 414, 429, 500, 503, 504] as const;

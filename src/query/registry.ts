@@ -5,7 +5,7 @@ import { rowLimit, type RowLimit } from './max-rows.ts';
 import { closest } from '../shared/did-you-mean.ts';
 import { parseParamDeclarations, REQUEST_KEYS, sampleValue, unknownParamPolicy, type ParamSpec, type UnknownParams } from './params.ts';
 import type { SqlParser } from '../sql/sandbox/sql-parser.ts';
-import type { Compat } from '../process/config.ts';
+import { COMPAT_MODES, type Compat } from '../process/config.ts';
 import { prepareSandbox, statementFacts, type SandboxTemplate, type StatementFacts } from '../sql/sandbox/stored-statement.ts';
 import { bindSql, type BoundSql } from '../sql/binding/sql-bind.ts';
 import { splitClickHouseWith, withOnlyWhatIsRead, type ClickHouseWith } from '../sql/clickhouse/with-clause.ts';
@@ -57,6 +57,8 @@ export interface StoredQuery {
   readonly bindValues: (values: Readonly<Record<string, string | null>>) => (string | null)[];
   /** Declared object and array columns: JSON text the engine splices as JSON (ClickHouse cannot tell by type). */
   readonly resultColumns: ResultColumns;
+  /** Declared struct columns: JSON objects the statement writes as text, sent as written (struct-columns.ts). */
+  readonly structColumns: readonly string[];
   /**
    * What the request path runs without caller SQL for a call's validated parameters: the statement
    * held to max rows (on ClickHouse, the one compiled for the optional parameters the call leaves
@@ -93,7 +95,7 @@ const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)*$/;
  */
 export function loadRegistry(dir: string, parser: SqlParser, compat: Compat | null = null, dialect: StoreDialect = 'postgresql', schema = 'logs'): Registry {
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-  const all = files.map((f) => loadOne(join(dir, f), parser, compat, STORE_BINDINGS[dialect], schema));
+  const all = files.map((f) => loadOne(join(dir, f), parser, compat, STORE_BINDINGS[dialect], schema)).filter((q): q is StoredQuery => q !== null);
   if (all.length === 0) throw new DefinitionError(`${dir}: no stored queries (*.json with a matching *.sql) found`);
   const byId = new Map<string, StoredQuery>();
   const byName = new Map<string, StoredQuery>();
@@ -109,7 +111,8 @@ export function loadRegistry(dir: string, parser: SqlParser, compat: Compat | nu
   });
 }
 
-function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding: StoreBinding, schema: string): StoredQuery {
+/** The definition compiled, or null when it is served only in a compatibility mode this service is not in (`"compat"`). */
+function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding: StoreBinding, schema: string): StoredQuery | null {
   const fail = (problem: string): never => {
     throw new DefinitionError(`${file}: ${problem}`);
   };
@@ -128,6 +131,10 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     }
   }
 
+  // `"compat": "logflare"`: a name another system's clients call (Supabase Studio's analytics
+  // names), served only when the service answers as that system does (COMPAT).
+  if (def.compat !== undefined && !COMPAT_MODES.includes(def.compat as Compat)) fail(`"compat" must be ${COMPAT_MODES.join(' or ')}, got ${JSON.stringify(def.compat)}`);
+  if (def.compat !== undefined && def.compat !== compat) return null;
   const id = def.id, name = def.name;
   if (typeof id !== 'string' || !UUID.test(id)) return fail(`"id" must be a lowercase UUID such as ${randomUUID()}, got ${JSON.stringify(id)}`);
   if (typeof name !== 'string' || !NAME.test(name)) return fail(`"name" must be dotted lowercase words, hyphens allowed (errors.by-status), got ${JSON.stringify(name)}`);
@@ -280,6 +287,7 @@ function loadOne(file: string, parser: SqlParser, compat: Compat | null, binding
     boundSql: runSql,
     bindOrder: Object.freeze([...bound.names]),
     bindValues,
+    structColumns: Object.freeze(Object.entries(columns as Record<string, ColumnType>).filter(([, t]) => t === 'struct').map(([c]) => c)),
     resultColumns: Object.freeze({ json: new Set(Object.entries(columns as Record<string, ColumnType>).filter(([, t]) => t === 'object' || t === 'array').map(([c]) => c)), timestamps: new Set<string>() }),
     statementFor,
     probes: Object.freeze(probes.map((p) => Object.freeze({ sql: p.sql, params: Object.freeze(p.params) }))),
@@ -341,9 +349,9 @@ function jsonErrorAt(text: string, message: string): string {
 }
 
 /** The fields a stored query's `.json` may have (docs/stored-queries.md). */
-const DEFINITION_FIELDS: readonly string[] = ['id', 'name', 'description', 'maxRows', 'cachingSeconds', 'cacheWarmingSeconds', 'sandboxing', 'redactPii', 'params', 'columns'];
+const DEFINITION_FIELDS: readonly string[] = ['id', 'name', 'compat', 'description', 'maxRows', 'cachingSeconds', 'cacheWarmingSeconds', 'sandboxing', 'redactPii', 'params', 'columns'];
 /** Result column types, as the listing and OpenAPI describe them. */
-export const COLUMN_TYPES = ['string', 'text', 'timestamp', 'integer', 'number', 'boolean', 'object', 'array'] as const;
+export const COLUMN_TYPES = ['string', 'text', 'timestamp', 'integer', 'number', 'boolean', 'object', 'array', 'struct'] as const;
 export type ColumnType = (typeof COLUMN_TYPES)[number];
 
 /**

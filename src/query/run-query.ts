@@ -14,6 +14,7 @@ import { encodeResult } from './encode-result.ts';
 import { encodedResult, type EncodedResult } from './encoded-result.ts';
 import { validateParams, type RawParams } from './params.ts';
 import { applyRedaction } from './redaction.ts';
+import { structValues } from './struct-columns.ts';
 import type { StoredQuery } from './registry.ts';
 import type { Dialect } from '../sql/dialect.ts';
 import type { Format } from './formats.ts';
@@ -177,7 +178,7 @@ async function loadResult(engine: Engine, store: StoreCheck, s: Statement, signa
   }
   const dbTimeMs = performance.now() - started;
   const capped = s.q.rowLimit.cap(rows);
-  const out = applyRedaction(s.redact, capped.rows);
+  const out = applyRedaction(s.redact, s.callerSql ? capped.rows : structValues(capped.rows, s.q.structColumns));
   // Named from the rows, or for none from the stored query's declared columns (caller sql: unknown).
   const columns = out.length > 0 ? Object.keys(out[0]!) : s.callerSql ? [] : Object.keys(s.q.columns);
   return encodedResult(encodeResult(out), out.length, capped.truncated, dbTimeMs, columns);

@@ -54,9 +54,10 @@ const BAD: [string, Record<string, unknown>, string, RegExp][] = [
   ['unterminated literal', GOOD, "select @p, 'oops", /unterminated/],
   ['positional parameter', GOOD, 'select @p, $1', /positional/],
   ['sandboxing on a statement without WITH', { ...GOOD, sandboxing: true }, 'select @p', /cannot be sandboxed/],
-  ['a misspelt field', { ...GOOD, maxRow: 5 }, 'select @p', /: unknown field "maxRow" \(did you mean "maxRows"\?\); the fields are id, name, description, maxRows, /],
+  ['a misspelt field', { ...GOOD, maxRow: 5 }, 'select @p', /: unknown field "maxRow" \(did you mean "maxRows"\?\); the fields are id, name, compat, description, maxRows, /],
   ['a field nothing is close to', { ...GOOD, owner: 'me' }, 'select @p', /: unknown field "owner"; the fields are /],
-  ['a column type', { ...GOOD, columns: { n: 'int' } }, 'select @p', /"columns": "n" must be one of string, text, timestamp, integer, number, boolean, object, array, got "int"/],
+  ['a column type', { ...GOOD, columns: { n: 'int' } }, 'select @p', /"columns": "n" must be one of string, text, timestamp, integer, number, boolean, object, array, struct, got "int"/],
+  ['a compatibility mode there is not', { ...GOOD, compat: 'bigquery' }, 'select @p', /"compat" must be logflare, got "bigquery"/],
   ['sandboxing not a boolean', { ...GOOD, sandboxing: 'yes' }, 'select @p', /"sandboxing" must be true or false, got "yes"/],
   ['id shows its expected form', { ...GOOD, id: 'abc' }, 'select @p', /"id" must be a lowercase UUID such as [0-9a-f-]{36}, got "abc"/],
   ['a table the log store does not have (regression: a typo made /ready say "apply the schema")', GOOD, 'select @p from edge_log', /a\.b\.sql reads "edge_log", which is not a table of the log store \(did you mean edge_logs\?\); it has edge_logs, /],
@@ -72,6 +73,17 @@ for (const [name, def, sql, message] of BAD) {
     assert.throws(() => loadRegistry(dir, parser), (err: unknown) => err instanceof DefinitionError && err.message.includes(dir) && message.test(err.message));
   });
 }
+
+test("Studio's analytics names are served only with COMPAT=logflare, on both dialects; a struct column is declared as such", () => {
+  assert.deepEqual(loadRegistry(QUERIES_DIR, parser).all.map((q) => q.name), ['logs.all', 'usage.api-counts']);
+  for (const dialect of ['postgresql', 'clickhouse'] as const) {
+    const names = loadRegistry(QUERIES_DIR, parser, 'logflare', dialect).all.map((q) => q.name);
+    assert.deepEqual(names, ['functions.combined-stats', 'logs.all', 'project.metrics', 'service-health', 'usage.api-counts', 'usage.api-requests-count'], dialect);
+  }
+  const health = loadRegistry(QUERIES_DIR, parser, 'logflare').lookup('service-health')!;
+  assert.equal(health.structColumns.length, 10);
+  assert.ok(!health.resultColumns.json.has('postgres_logs'), 'a struct is not JSON the engine shapes');
+});
 
 test('a table of the store, its own CTEs and the log schema qualified are what a stored statement may read', () => {
   const dir = tempDir('registry-');

@@ -31,6 +31,8 @@ export interface PrePassed {
 /** Schema-like qualifier the pre-pass puts on SAFE_CAST's type; see translate.ts. */
 export const SAFE_CAST_MARK = 'bq_safe';
 
+/** The call the pre-pass wraps around ARRAY_AGG(… LIMIT n); see functions.ts. */
+export const AGG_LIMIT_MARK = 'bq_agg_limit';
 /** The name the pre-pass gives STRUCT(…); see functions.ts. */
 export const STRUCT_MARK = 'bq_struct';
 /** The marker call the pre-pass wraps a QUALIFY condition in; see qualify.ts. */
@@ -85,6 +87,8 @@ export function prePass(sql: string): PrePassed {
   // For each open `(`: the output piece where what it belongs to starts (the function name before
   // it, dotted names included, else the paren itself); `closedStart` is that of the last `)`.
   const openStarts: number[] = [];
+  // For each open `(`: the lower-cased name of the function it calls ('' when it is no call).
+  const openCalls: string[] = [];
   let closedStart = -1;
   let lastWordStart = -1;
   // QUALIFY bookkeeping, per paren depth: the output piece after the current SELECT's HAVING
@@ -94,6 +98,12 @@ export function prePass(sql: string): PrePassed {
   // STRUCT bookkeeping: for each open STRUCT( (innermost last), its depth and where its current
   // field starts in the output.
   const structs: { depth: number; fieldAt: number }[] = [];
+  // Array brackets: for each open `[`, where its array literal starts in the output (-1 for a
+  // subscript); `closedLiteral` is that of the last `]`. `emptyArrayType`: the element type of
+  // `ARRAY<T>[]`, text for a bare `[]`.
+  const brackets: number[] = [];
+  let closedLiteral = -1;
+  let emptyArrayType = 'text';
   const closeQualify = (at: number): void => {
     if (qualifyOpen.delete(depth)) emit(')', at);
   };
@@ -110,23 +120,46 @@ export function prePass(sql: string): PrePassed {
       if (t.text === '(') {
         depth++;
         // A name right before the paren (no space: `count(`, not `select (`) is the call's.
-        openStarts.push((prev?.kind === 'word' || prev?.kind === 'quoted') && prev.end === t.start && lastWordStart >= 0 ? lastWordStart : out.length);
+        const isCall = (prev?.kind === 'word' || prev?.kind === 'quoted') && prev.end === t.start && lastWordStart >= 0;
+        openStarts.push(isCall ? lastWordStart : out.length);
+        openCalls.push(isCall && prev.kind === 'word' ? prev.word : '');
       } else if (t.text === ')') {
         havingAt.delete(depth);
         if (safeDepths[safeDepths.length - 1] === depth) safeDepths.pop();
         depth--;
         closedStart = openStarts.pop() ?? -1;
+        openCalls.pop();
       } else if (t.text === '[' && next?.kind === 'word' && SUBSCRIPT_MARKS[next.word] !== undefined && tokens[i + 2]?.text === '(') {
-        // A call's result (`f(x)[OFFSET(1)]`) must be parenthesised for PostgreSQL to subscript it.
-        if (prev?.text === ')' && closedStart >= 0) {
-          out.splice(closedStart, 0, '(');
-          from.splice(closedStart, 0, from[closedStart]!);
+        // A call's result (`f(x)[OFFSET(1)]`) or an array literal (`[1, 2][OFFSET(0)]`) must be
+        // parenthesised for PostgreSQL to subscript it.
+        const subscripted = prev?.text === ')' ? closedStart : prev?.text === ']' ? closedLiteral : -1;
+        if (subscripted >= 0) {
+          out.splice(subscripted, 0, '(');
+          from.splice(subscripted, 0, from[subscripted]!);
           emit(')', t.start);
         }
+        brackets.push(-1);
         emit('[', t.start);
         emit(SUBSCRIPT_MARKS[next.word]!, next.start);
         i++;
         continue;
+      } else if (t.text === '[' && startsOperand(prev)) {
+        // An array literal: `[1, 2]` (or `ARRAY<T>[…]`, its type dropped above) is PostgreSQL's
+        // ARRAY[1, 2]; an empty one needs a type there.
+        if (next?.text === ']') {
+          emit(`(ARRAY[]::${emptyArrayType}[])`, t.start);
+          emptyArrayType = 'text';
+          closedLiteral = -1;
+          i++;
+          continue;
+        }
+        brackets.push(out.length);
+        emit('ARRAY[', t.start);
+        continue;
+      } else if (t.text === '[') {
+        brackets.push(-1);
+      } else if (t.text === ']') {
+        closedLiteral = brackets.pop() ?? -1;
       }
       if (t.text !== '.') lastWordStart = -1;
       emit(t.text, t.start);
@@ -166,6 +199,25 @@ export function prePass(sql: string): PrePassed {
         emit(`) AND ${QUALIFY_MARK}(`, t.start);
       }
       qualifyOpen.add(depth);
+      continue;
+    }
+    if (t.word === 'array' && next?.text === '<') {
+      // ARRAY<T>[…]: the element type is BigQuery's; the values say it to PostgreSQL (an empty
+      // array keeps it as a cast).
+      const close = tokens.findIndex((k, j) => j > i && k.text === '>');
+      const type = tokens[i + 2];
+      if (close !== i + 3 || type?.kind !== 'word' || tokens[close + 1]?.text !== '[') reject(`ARRAY<…> needs one element type and a [ … ] list at character ${t.start + 1}`);
+      emptyArrayType = ARRAY_ELEMENT_TYPES[type.word] ?? reject(`ARRAY<${type.text}> is not supported (element types: ${Object.keys(ARRAY_ELEMENT_TYPES).join(', ').toUpperCase()}) at character ${type.start + 1}`);
+      i = close;
+      continue;
+    }
+    if (t.word === 'limit' && openCalls[openCalls.length - 1] === 'array_agg') {
+      // ARRAY_AGG(x ORDER BY y LIMIT n) → bq_agg_limit(ARRAY_AGG(x ORDER BY y), n): PostgreSQL's
+      // aggregates take no LIMIT; functions.ts keeps the first n values.
+      const start = openStarts[openStarts.length - 1]!;
+      out.splice(start, 0, `${AGG_LIMIT_MARK}(`);
+      from.splice(start, 0, from[start] ?? t.start);
+      emit('),', t.start);
       continue;
     }
     if (t.word === 'struct' && tokens[i - 1]?.text !== '.') {
@@ -233,6 +285,22 @@ export function prePass(sql: string): PrePassed {
     for (let c = 0; c < piece.length; c++) origin.push(from[k]!);
   });
   return { text: out.join(''), origin };
+}
+
+/** Words after which `[` opens an array literal rather than a subscript. */
+const OPERAND_BEFORE: ReadonlySet<string> = new Set([
+  'select', 'where', 'and', 'or', 'not', 'when', 'then', 'else', 'in', 'having', 'on', 'by', 'distinct', 'all', 'like', 'between', 'case', 'is',
+]);
+/** ARRAY<T>'s element types → PostgreSQL's, for an empty literal's cast. */
+const ARRAY_ELEMENT_TYPES: Readonly<Record<string, string>> = Object.freeze({
+  int64: 'int8', float64: 'float8', numeric: 'numeric', string: 'text', bool: 'bool', date: 'date', timestamp: 'timestamptz',
+});
+
+/** Whether a `[` after `prev` starts a value (an array literal) rather than subscripting one. */
+function startsOperand(prev: Tok | undefined): boolean {
+  if (prev === undefined) return true;
+  if (prev.kind === 'punct') return prev.text !== ')' && prev.text !== ']';
+  return prev.kind === 'word' && OPERAND_BEFORE.has(prev.word);
 }
 
 const WORD_START = /[A-Za-z_\u0080-\uffff]/;

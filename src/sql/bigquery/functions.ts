@@ -3,10 +3,13 @@
  * its arguments already translated, read in the context the function needs (a numeric aggregate
  * reads a JSON field as a number, a string function as text).
  */
-import { SAFE_CAST_MARK } from './bigquery-lexer.ts';
+import { AGG_LIMIT_MARK, SAFE_CAST_MARK } from './bigquery-lexer.ts';
 import { arrayCast, MAX_APPROX_SIZE } from './array-subscripts.ts';
 import { jsonAt, scalarText } from './json-paths.ts';
 import { extractPart, PARSE_KINDS, parseShape, toCharFormat } from './time-formats.ts';
+import { rewriteString, STRING_FUNCTIONS } from './strings.ts';
+import { re2Pattern } from './re2.ts';
+import { DATE_FUNCTIONS, dateValued, rewriteDate, truncTemplate } from './dates.ts';
 import type { Ctx } from './record-scope.ts';
 import type { Rewriter } from './rewriter.ts';
 import { nodeType, wrapped, type Json } from '../sandbox/sql-parser.ts';
@@ -21,8 +24,14 @@ const NUMERIC_ARGS: ReadonlySet<string> = new Set([
 
 /** BigQuery functions with no translation: named in the refusal instead of failing later as "not allowed". */
 const UNSUPPORTED: ReadonlySet<string> = new Set([
-  'array_concat', 'farm_fingerprint', 'sha256', 'sha1', 'to_base64', 'from_base64', 'net.host', 'net.reg_domain',
+  'farm_fingerprint', 'sha1', 'sha512', 'net.host', 'net.reg_domain',
 ]);
+
+/** BigQuery maths that is FLOAT64 whatever its arguments: computed in float8, as BigQuery does. */
+const FLOAT_MATH: ReadonlySet<string> = new Set(['sqrt', 'cbrt', 'exp', 'ln', 'log10', 'cos', 'sin', 'tan', 'acos', 'asin', 'atan', 'atan2', 'cot']);
+
+/** JSON text without the spaces PostgreSQL's jsonb prints (`{"a": [1, 2]}` → `{"a":[1,2]}`), strings kept as they are: BigQuery's form. */
+const compactJson = (json: Node): Node => call('regexp_replace', [json, text('("(?:[^"\\\\]|\\\\.)*")|\\s+'), text('\\1'), text('g')]);
 
 /** Functions whose translation never fails at run time: their SAFE. form is themselves. */
 const NEVER_FAIL: ReadonlySet<string> = new Set([
@@ -30,7 +39,7 @@ const NEVER_FAIL: ReadonlySet<string> = new Set([
   'to_json_string', 'format_timestamp', 'format_datetime', 'format_date', 'lower', 'upper', 'length', 'concat', 'starts_with', 'ends_with',
 ]);
 
-const TRUNC_UNITS: ReadonlySet<string> = new Set(['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'isoweek', 'month', 'quarter', 'year']);
+const TRUNC_UNITS: ReadonlySet<string> = new Set(['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'isoweek', 'month', 'quarter', 'year', 'isoyear']);
 const UNIT_SECONDS: Readonly<Record<string, number>> = Object.freeze({ microsecond: 1e-6, millisecond: 1e-3, second: 1, minute: 60, hour: 3600, day: 86400 });
 
 /** BigQuery type name → PostgreSQL type name; DATETIME is handled apart (a conversion, not a cast). */
@@ -62,6 +71,9 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     return out;
   }
   if (UNSUPPORTED.has(name)) r.fail(`function ${name.toUpperCase()} is not supported`, node);
+  if (STRING_FUNCTIONS.has(name)) return rewriteString(name, raw, node, r);
+  if (DATE_FUNCTIONS.has(name)) return rewriteDate(name, raw, node, r, (n, allowed) => datePart(n, r, allowed));
+  if (FLOAT_MATH.has(name)) return call(name, raw.map((a) => cast(r.arg(a, 'numeric'), 'float8')));
   const args = (ctx: Ctx): Node[] => raw.map((a) => r.arg(a, ctx));
   const arity = (n: number): void => {
     if (raw.length !== n) r.fail(`${name.toUpperCase()} takes ${n} argument${n === 1 ? '' : 's'}`, node);
@@ -76,7 +88,7 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     case 'regexp_contains': {
       arity(2);
       const [s, re] = args('text');
-      return op('~', s!, re!);
+      return op('~', s!, re2(re!, raw[1], name));
     }
     case 'ifnull': {
       arity(2);
@@ -117,9 +129,10 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       if (raw.length !== 2 && raw.length !== 3) r.fail(`${name.toUpperCase()} takes a value and a date part`, node);
       if (raw.length === 3) r.fail(`${name.toUpperCase()} with a time zone argument is not supported (the service works in UTC)`, raw[2]);
       const unit = datePart(raw[1]!, r, TRUNC_UNITS);
-      const value = r.arg(raw[0]!, 'text');
-      if (unit === 'week') return op('-', call('date_trunc', [text('week'), op('+', value, interval('1 day'))]), interval('1 day'));
-      return call('date_trunc', [text(unit === 'isoweek' ? 'week' : unit), value]);
+      // The value's type is the result's: a DATE stays a DATE (DATE_TRUNC of a date), a DATETIME a DATETIME.
+      const type = name === 'timestamp_trunc' ? 'timestamptz' : name === 'datetime_trunc' ? 'timestamp' : dateValued(raw[0]) ? 'date' : 'timestamptz';
+      const value = constKind(raw[0]) === 'null' ? cast(r.arg(raw[0]!, 'text'), type) : r.arg(raw[0]!, 'text');
+      return cast(r.template(truncTemplate(unit), { bq_v: value }), type);
     }
     case 'timestamp_sub':
     case 'datetime_sub':
@@ -129,10 +142,11 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     case 'date_add': {
       arity(2);
       const [value, span] = args('text');
+      // DATE_ADD and DATE_SUB take and give a DATE (a month past the last day is the new month's last).
+      if (name.startsWith('date_')) return cast(op(name.endsWith('_sub') ? '-' : '+', cast(value!, 'date'), span!), 'date');
       return op(name.endsWith('_sub') ? '-' : '+', value!, span!);
     }
-    case 'timestamp_diff':
-    case 'datetime_diff': {
+    case 'timestamp_diff': {
       arity(3);
       const unit = datePart(raw[2]!, r, new Set(Object.keys(UNIT_SECONDS)));
       const diff = call('date_part', [text('epoch'), op('-', r.arg(raw[0]!, 'text'), r.arg(raw[1]!, 'text'))]);
@@ -142,7 +156,7 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     case 'unix_millis':
     case 'unix_micros': {
       arity(1);
-      const ts = r.arg(raw[0]!, 'text');
+      const ts = cast(r.arg(raw[0]!, 'text'), 'timestamptz');
       const seconds = cast(call('date_part', [text('epoch'), call('date_trunc', [text('second'), ts])]), 'int8');
       if (name === 'unix_seconds') return seconds;
       // Exact: whole seconds from the epoch, plus the microseconds within the second.
@@ -157,21 +171,23 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       return op('+', cast(text('epoch'), 'timestamptz'), op('*', r.arg(raw[0]!, 'numeric'), interval(unit)));
     }
     case 'date':
+      if (raw.length === 3) return call('make_date', raw.map((a) => cast(r.arg(a, 'numeric'), 'int4')));
       if (raw.length !== 1) return plain(body, node, r);
       return cast(utcWallTime(r.arg(raw[0]!, 'text')), 'date');
     case 'datetime':
+      if (raw.length === 6) return call('make_timestamp', raw.map((a, i) => cast(r.arg(a, 'numeric'), i === 5 ? 'float8' : 'int4')));
       arity(1);
       return utcWallTime(r.arg(raw[0]!, 'text'));
-    case 'regexp_extract':
+    case 'regexp_extract': {
       arity(2);
-      return call('substring', args('text'));
+      const [s, re] = args('text');
+      return call('substring', [s!, re2(re!, raw[1], name)]);
+    }
     case 'regexp_replace':
       if (raw.length !== 3) return plain(body, node, r);
       // BigQuery replaces every match; PostgreSQL only the first unless told 'g'.
-      return call('regexp_replace', [...args('text'), text('g')]);
-    case 'split':
-      if (raw.length !== 1 && raw.length !== 2) r.fail('SPLIT takes a value and an optional delimiter', node);
-      return call('string_to_array', raw.length === 2 ? args('text') : [...args('text'), text(',')]);
+      const [s, re, by] = args('text');
+      return call('regexp_replace', [s!, re2(re!, raw[1], name), by!, text('g')]);
     case 'array_length':
       if (raw.length !== 1) return plain(body, node, r);
       return call('cardinality', args('text'));
@@ -183,7 +199,7 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       const shown = name === 'bq_json_value' ? 'JSON_VALUE' : name === 'bq_json_query' ? 'JSON_QUERY' : name.toUpperCase();
       if (raw.length !== 2) r.fail(`${shown} takes a value and a JSONPath`, node);
       const value = jsonAt(raw[0]!, raw[1]!, shown, r);
-      return name === 'bq_json_query' || name === 'json_extract' ? cast(value, 'text') : scalarText(value);
+      return name === 'bq_json_query' || name === 'json_extract' ? compactJson(cast(value, 'text')) : scalarText(value);
     }
     case 'json_extract_array':
     case 'json_value_array': {
@@ -278,7 +294,9 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       // JSON text of the value; objects and arrays of jsonb as PostgreSQL prints them (`{"a": 1}`).
       arity(1);
       // A string literal is BigQuery's STRING (to PostgreSQL an unknown, which to_json cannot take).
-      return cast(call('to_json', constKind(raw[0]) === 'string' ? [cast(args('json')[0]!, 'text')] : args('json')), 'text');
+      // NULL is the JSON text null; objects and arrays without jsonb's spaces.
+      if (constKind(raw[0]) === 'null') return text('null');
+      return compactJson(cast(call('to_json', constKind(raw[0]) === 'string' ? [cast(args('json')[0]!, 'text')] : args('json')), 'text'));
     case 'generate_array':
     case 'generate_timestamp_array':
     case 'generate_date_array': {
@@ -293,7 +311,45 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     case 'format_date': {
       if (raw.length !== 2 && !(raw.length === 3 && name === 'format_timestamp')) r.fail(`${name.toUpperCase()} takes a format and a value${name === 'format_timestamp' ? ' (and an optional time zone)' : ''}`, node);
       if (raw.length === 3) utcOnly(raw[2]!, name.toUpperCase(), r);
-      return call('to_char', [r.arg(raw[1]!, 'text'), text(toCharFormat(raw[0]!, name.toUpperCase(), r))]);
+      const value = constKind(raw[1]) === 'null' ? cast(r.arg(raw[1]!, 'text'), name === 'format_date' ? 'date' : name === 'format_datetime' ? 'timestamp' : 'timestamptz') : r.arg(raw[1]!, 'text');
+      return call('to_char', [value, text(toCharFormat(raw[0]!, name.toUpperCase(), r))]);
+    }
+    case 'log':
+      // LOG(x) is the natural logarithm; LOG(x, base) takes the base second (PostgreSQL's first).
+      if (raw.length === 1) return call('ln', [cast(r.arg(raw[0]!, 'numeric'), 'float8')]);
+      arity(2);
+      return cast(call('log', [cast(r.arg(raw[1]!, 'numeric'), 'numeric'), cast(r.arg(raw[0]!, 'numeric'), 'numeric')]), 'float8');
+    case 'pow':
+    case 'power':
+      arity(2);
+      return call('power', args('numeric').map((a) => cast(a, 'float8')));
+    case 'round':
+    case 'trunc':
+      // Halves away from zero, as BigQuery rounds (PostgreSQL's float8 round would round them to even).
+      if (raw.length !== 1 && raw.length !== 2) r.fail(`${name.toUpperCase()} takes a value and an optional number of places`, node);
+      return call(name, [cast(r.arg(raw[0]!, 'numeric'), 'numeric'), ...(raw.length === 2 ? [cast(r.arg(raw[1]!, 'numeric'), 'int4')] : [])]);
+    case 'ieee_divide':
+      // Only where the quotient is a number: a division by zero is an error (BigQuery's ±inf and NaN have no JSON form).
+      arity(2);
+      return op('/', ...(args('numeric').map((a) => cast(a, 'float8')) as [Node, Node]));
+    case 'is_inf':
+      arity(1);
+      return op('=', call('abs', [cast(r.arg(raw[0]!, 'numeric'), 'float8')]), cast(text('Infinity'), 'float8'));
+    case 'is_nan':
+      arity(1);
+      return op('=', cast(r.arg(raw[0]!, 'numeric'), 'float8'), cast(text('NaN'), 'float8'));
+    case 'array_concat':
+      if (raw.length === 0) r.fail('ARRAY_CONCAT takes at least one array', node);
+      return args('text').reduce((a, b) => op('||', a, b));
+    case 'array_reverse':
+      arity(1);
+      return r.template('array(select bq_e from unnest(bq_a) with ordinality as bq_u(bq_e, bq_i) order by bq_i desc)', { bq_a: r.arg(raw[0]!, 'text') });
+    case AGG_LIMIT_MARK: {
+      // ARRAY_AGG(… LIMIT n) (the pre-pass moved the LIMIT out): the first n values aggregated.
+      arity(2);
+      const n = intConst(raw[1]);
+      if (n === undefined || n < 0) return r.fail('ARRAY_AGG\'s LIMIT needs a whole number', raw[1] ?? node);
+      return { A_Indirection: { arg: r.arg(raw[0]!, 'text'), indirection: [{ A_Indices: { is_slice: true, lidx: int(1), uidx: int(n) } }] } };
     }
     case 'pg_catalog.extract':
       return extractPart(body, node, r);
@@ -303,6 +359,12 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     default:
       return plain(body, node, r);
   }
+}
+
+/** A regular expression argument: a literal RE2 pattern written for PostgreSQL (re2.ts), anything else as translated. */
+function re2(translated: Node, original: Node | undefined, fn: string): Node {
+  const pattern = stringConst(original);
+  return pattern === undefined ? translated : text(re2Pattern(pattern, fn.toUpperCase()));
 }
 
 /** A time zone argument: only 'UTC' (the service works in UTC), else refused naming the function. */

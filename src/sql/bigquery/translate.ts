@@ -17,10 +17,10 @@ import { nodeType, reject, wrapped, type Json, type SqlParser } from '../sandbox
 import { prePass, type PrePassed } from './bigquery-lexer.ts';
 import { rewriteCall, rewriteCast } from './functions.ts';
 import type { Rewriter } from './rewriter.ts';
-import { rewriteSubscript } from './array-subscripts.ts';
+import { arrayCast, rewriteSubscript } from './array-subscripts.ts';
 import { fillAliases, markAliases, takeQualify, wrapQualified } from './qualify.ts';
 import { readPath, Scope, type Binding, type Ctx } from './record-scope.ts';
-import { and, call, coalesce, column, columnFields, constKind, locationOf, names, op, replaceNodes, text, cast, int, type Node } from './nodes.ts';
+import { and, call, caseWhen, coalesce, column, columnFields, constKind, locationOf, names, nullConst, op, replaceNodes, text, cast, int, type Node } from './nodes.ts';
 
 /** Positions in the caller's text for parse-tree locations (UTF-8 bytes of the pre-passed text). */
 class Positions {
@@ -308,7 +308,18 @@ class Translator {
       case 'MinMaxExpr': {
         const args = body['args'] as Node[];
         body['args'] = this.expr(args as unknown as Node, ctx === 'numeric' ? 'numeric' : this.siblingCtx(args, scope) === 'json' ? 'text' : this.siblingCtx(args, scope), scope);
+        // BigQuery's GREATEST and LEAST are NULL when any argument is; PostgreSQL's skip NULLs.
+        if (type === 'MinMaxExpr') {
+          const tests = (body['args'] as Node[]).map((a): Node => ({ NullTest: { arg: structuredClone(a), nulltesttype: 'IS_NULL' } }));
+          return caseWhen([[tests.length === 1 ? tests[0]! : { BoolExpr: { boolop: 'OR_EXPR', args: tests } }, nullConst()]], node);
+        }
         return node;
+      }
+      case 'A_ArrayExpr': {
+        this.children(body, ctx === 'json' ? 'text' : ctx, scope);
+        // An array of NULLs only is BigQuery's ARRAY<INT64>; to PostgreSQL it would be text[].
+        const elements = (body['elements'] as Node[] | undefined) ?? [];
+        return elements.length > 0 && elements.every((e) => constKind(e) === 'null') ? arrayCast(node, 'int8') : node;
       }
       case 'SubLink': {
         if (body['testexpr'] !== undefined) body['testexpr'] = this.expr(body['testexpr'] as Node, 'text', scope);
@@ -371,6 +382,8 @@ class Translator {
     if (r !== undefined) body['rexpr'] = this.expr(r, ctx, scope);
     // BigQuery's `/` is never integer division: 7 / 2 = 3.5.
     if (kind === 'AEXPR_OP' && name === '/' && body['lexpr'] !== undefined) body['lexpr'] = cast(body['lexpr'] as Node, 'numeric');
+    // BigQuery's `^` is bitwise XOR, PostgreSQL's `#`; PostgreSQL's `^` is a power.
+    if (kind === 'AEXPR_OP' && name === '^') body['name'] = [{ String: { sval: '#' } }];
     return node;
   }
 }
@@ -379,6 +392,8 @@ class Translator {
 function fillHoles(node: Node, holes: Readonly<Record<string, Node>>): Node {
   return replaceNodes(node, (n) => {
     const fields = columnFields(n);
-    return fields?.length === 1 ? holes[fields[0]!] : undefined;
+    const hole = fields?.length === 1 ? holes[fields[0]!] : undefined;
+    // A copy per use: a hole may appear more than once, and each place is its own node.
+    return hole === undefined ? undefined : structuredClone(hole);
   });
 }

@@ -50,6 +50,7 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = Object.freeze(new Set([
   'initcap', 'trim', 'btrim', 'ltrim', 'rtrim', 'lpad', 'rpad', 'substr', 'substring', 'left',
   'right', 'replace', 'reverse', 'repeat', 'split_part', 'strpos', 'position', 'overlay',
   'concat', 'concat_ws', 'format', 'md5', 'starts_with', 'translate', 'to_hex', 'ascii', 'chr',
+  'encode', 'decode', 'convert_to', 'sha224', 'sha256', 'sha384', 'sha512',
   'normalize', 'is_normalized', 'like_escape', 'similar_to_escape',
   // regular expressions
   'regexp_match', 'regexp_matches', 'regexp_replace', 'regexp_split_to_array',
@@ -74,6 +75,7 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = Object.freeze(new Set([
   // maths
   'abs', 'ceil', 'ceiling', 'floor', 'round', 'trunc', 'sign', 'sqrt', 'cbrt', 'power', 'pow',
   'exp', 'ln', 'log', 'log10', 'mod', 'div', 'width_bucket', 'random', 'pi', 'degrees', 'radians',
+  'cos', 'sin', 'tan', 'cot', 'acos', 'asin', 'atan', 'atan2',
   'num_nulls', 'num_nonnulls',
   // arrays and set-returning helpers (statement timeout and max rows bound their output)
   'array_length', 'array_position', 'array_positions', 'array_remove', 'array_replace',

@@ -215,7 +215,8 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
           subselect: { SelectStmt: { targetList: [{ ResTarget: { val: shown } }], fromClause: [{ RangeFunction: { functions: [{ List: { items: [call('jsonb_array_elements', [structuredClone(value)]), {}] } }], alias: { aliasname: 'bq_elements', colnames: [{ String: { sval: 'bq_element' } }] } } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } },
         },
       };
-      return caseWhen([[op('=', call('jsonb_typeof', [value]), text('array')), elements]]);
+      // Cast, so that a subscript may follow (PostgreSQL's grammar cannot subscript a bare CASE).
+      return arrayCast(caseWhen([[op('=', call('jsonb_typeof', [value]), text('array')), elements]]), 'text');
     }
     case 'bq_timestamp': {
       // TIMESTAMP(string[, 'UTC']) or TIMESTAMP(date or datetime): PostgreSQL's timestamptz input, in UTC.

@@ -55,10 +55,11 @@ export function rewriteString(name: string, raw: readonly Node[], node: Node, r:
       arity(2);
       return r.template(`case when bq_n < 0 then ${raise(shown, 'negative count', 'bq_n')} else ${name}(bq_s, bq_n::int4) end`, { bq_s: str(0), bq_n: int(1) });
     case 'split':
-      // The delimiter defaults to a comma; '' splits into characters; splitting '' gives [''].
+      // The delimiter defaults to a comma; '' splits into characters; splitting '' gives ['']. The
+      // cast lets a subscript follow (PostgreSQL's grammar cannot subscript a bare CASE).
       arity(1, 2);
       return r.template(
-        "case when bq_d is null then null::text[] when bq_s = '' then array['']::text[] when bq_d = '' then regexp_split_to_array(bq_s, '') else string_to_array(bq_s, bq_d) end",
+        "(case when bq_d is null then null when bq_s = '' then array[''] when bq_d = '' then regexp_split_to_array(bq_s, '') else string_to_array(bq_s, bq_d) end)::text[]",
         { bq_s: str(0), bq_d: raw.length === 2 ? str(1) : cast({ A_Const: { sval: { sval: ',' } } }, 'text') },
       );
     case 'format':
@@ -85,7 +86,7 @@ export function rewriteString(name: string, raw: readonly Node[], node: Node, r:
       arity(2);
       const literal = stringConst(raw[1]);
       const re = literal === undefined ? str(1) : text(re2Pattern(literal, shown));
-      return r.template("case when bq_s is null or bq_re is null then null::text[] else array(select (regexp_matches(bq_s, bq_re, 'g'))[1]) end", { bq_s: str(0), bq_re: re });
+      return r.template("(case when bq_s is null or bq_re is null then null else array(select (regexp_matches(bq_s, bq_re, 'g'))[1]) end)::text[]", { bq_s: str(0), bq_re: re });
     default:
       return r.fail(`function ${shown} is not supported`, node);
   }

@@ -5,7 +5,7 @@
  */
 import { AGG_LIMIT_MARK, SAFE_CAST_MARK } from './bigquery-lexer.ts';
 import { arrayCast, MAX_APPROX_SIZE } from './array-subscripts.ts';
-import { jsonAt, scalarText } from './json-paths.ts';
+import { jsonAt, jsonTextAt, scalarText } from './json-paths.ts';
 import { extractPart, PARSE_KINDS, parseShape, toCharFormat } from './time-formats.ts';
 import { rewriteString, STRING_FUNCTIONS } from './strings.ts';
 import { re2Pattern } from './re2.ts';
@@ -198,8 +198,8 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
       // BigQuery's JSON functions over text that may not be JSON (NULL then) or over a JSON value.
       const shown = name === 'bq_json_value' ? 'JSON_VALUE' : name === 'bq_json_query' ? 'JSON_QUERY' : name.toUpperCase();
       if (raw.length !== 2) r.fail(`${shown} takes a value and a JSONPath`, node);
-      const value = jsonAt(raw[0]!, raw[1]!, shown, r);
-      return name === 'bq_json_query' || name === 'json_extract' ? compactJson(cast(value, 'text')) : scalarText(value);
+      if (name === 'bq_json_query' || name === 'json_extract') return compactJson(jsonTextAt(raw[0]!, raw[1]!, shown, r));
+      return scalarText(jsonAt(raw[0]!, raw[1]!, shown, r));
     }
     case 'json_extract_array':
     case 'json_value_array': {
@@ -421,6 +421,9 @@ export function rewriteCast(body: Json, node: Node, r: Rewriter): Node {
   }
   if (!safe) {
     if (target === 'datetime') return utcWallTime(arg);
+    // BigQuery reads a hexadecimal string as an integer ('0x1F' → 31); PostgreSQL before 16 does not.
+    const hex = target === 'int8' ? /^\s*([+-]?)0[xX]([0-9a-fA-F]{1,16})\s*$/.exec(stringConst(body['arg']) ?? '') : null;
+    if (hex !== null) return cast(text(String(BigInt(`0x${hex[2]}`) * (hex[1] === '-' ? -1n : 1n))), 'int8');
     if (TYPES[bqType] === undefined) {
       // A PostgreSQL type name: kept as written, type modifiers included.
       body['arg'] = arg;

@@ -13,6 +13,18 @@ export function jsonAt(value: Node, path: Node, fn: string, r: Rewriter): Node {
   return op('#>', call('try_jsonb', [cast(r.arg(value, 'text'), 'text')]), arrayCast({ A_ArrayExpr: { elements: steps.map(text) } }, 'text'));
 }
 
+/**
+ * The JSON text at `path` in `value` (text that may not be JSON: then NULL), in the source's own
+ * key order, as BigQuery's JSON_QUERY gives it: through PostgreSQL's json (which keeps the text),
+ * not jsonb (which sorts keys).
+ */
+export function jsonTextAt(value: Node, path: Node, fn: string, r: Rewriter): Node {
+  const steps = jsonPath(path, fn, r);
+  const source = cast(r.arg(value, 'text'), 'text');
+  const at = op('#>', cast(structuredClone(source), 'json'), arrayCast({ A_ArrayExpr: { elements: steps.map(text) } }, 'text'));
+  return caseWhen([[{ NullTest: { arg: call('try_jsonb', [source]), nulltesttype: 'IS_NULL' } }, nullConst()]], cast(at, 'text'));
+}
+
 /** A JSON scalar as text (a string unquoted, null as NULL); an object or array is NULL. */
 export function scalarText(json: Node): Node {
   const typeIs = (t: string) => op('=', call('jsonb_typeof', [structuredClone(json)]), text(t));

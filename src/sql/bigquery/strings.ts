@@ -6,7 +6,7 @@
  * succeed; it depends on the arguments, so PostgreSQL folds it only when they are constants and the
  * error is certain.
  */
-import { call, cast, constKind, op, stringConst, type Node } from './nodes.ts';
+import { call, cast, coalesce, constKind, op, stringConst, type Node } from './nodes.ts';
 import type { Rewriter } from './rewriter.ts';
 import { re2Pattern } from './re2.ts';
 
@@ -77,7 +77,7 @@ export function rewriteString(name: string, raw: readonly Node[], node: Node, r:
     case 'to_base64':
       // PostgreSQL breaks base64 lines at 76 characters; BigQuery does not.
       arity(1);
-      return call('translate', [call('encode', [cast(r.arg(raw[0]!, 'text'), 'bytea'), text('base64')]), call('chr', [{ A_Const: { ival: { ival: 10 } } }]), text('')]);
+      return call('replace', [call('encode', [cast(r.arg(raw[0]!, 'text'), 'bytea'), text('base64')]), text('\n'), text('')]);
     case 'from_base64':
       arity(1);
       return call('decode', [str(0), text('base64')]);
@@ -150,7 +150,7 @@ function format(raw: readonly Node[], node: Node, r: Rewriter): Node {
     }
     if (nullArg) shown = text('NULL');
     else if (width !== undefined) shown = pad(shown, Number(width), flags, r);
-    pieces.push(call('coalesce', [shown, text('NULL')]));
+    pieces.push(coalesce([shown, text('NULL')]));
   }
   if (literal !== '' || pieces.length === 0) pieces.push(text(literal));
   if (argument !== raw.length) r.fail(`FORMAT: ${raw.length - 1} values for ${argument - 1} specifiers`, node);

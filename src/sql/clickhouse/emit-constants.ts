@@ -51,6 +51,8 @@ export function literalAs(value: string, type: PgType, at: string): Expr {
     }
     case 'numeric': {
       const n = Number(value.trim());
+      // PostgreSQL's float8 infinities and NaN compare as its own (NaN equals NaN), ClickHouse's by IEEE rules.
+      if (/^\s*[+-]?(inf|infinity|nan)\s*$/i.test(value)) return unsupported(`the number ${JSON.stringify(value.trim())} (an infinity or NaN)`, at);
       if (value.trim() === '' || !Number.isFinite(n)) return invalidInput('numeric', value);
       return expr(`toFloat64(${chString(String(n))})`, 'numeric');
     }
@@ -75,6 +77,8 @@ export function literalAs(value: string, type: PgType, at: string): Expr {
     }
     case 'date': {
       if (!/^\d{4}-\d\d-\d\d$/.test(value.trim())) return unsupported(`the date "${value}" (write it as YYYY-MM-DD)`, at);
+      // A date that does not exist is PostgreSQL's error (ClickHouse would read it as 1970-01-01).
+      if (new Date(`${value.trim()}T00:00:00Z`).toISOString().slice(0, 10) !== value.trim()) return invalidInput('date', value);
       return expr(`toDate(${chString(value.trim())})`, 'date');
     }
     case 'interval': return { ...expr('', 'interval'), interval: intervalTerms(value, at), literal: value };

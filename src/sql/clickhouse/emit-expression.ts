@@ -6,7 +6,7 @@
  */
 import { HttpError } from '../../shared/errors.ts';
 import { nodeType, stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { elementOf, expr, isNumber, nonZero, power, unsupported, type Column, type Emitter, type Expr, type ExprScope, type PgType } from './emit-types.ts';
+import { elementOf, expr, isNumber, nonZero, power, unsupported, type Column, type Emitter, type Expr, type ExprScope, type PgType, type ScalarType } from './emit-types.ts';
 import { asTimestamp, castTarget, checkedParse, constant, INT_BITS, literalAs, sqlValueFunction, textToBool } from './emit-constants.ts';
 import { contains, jsonAsText, jsonKey, pathKeys, scalarText, typeTest } from './emit-json.ts';
 import { callFunction } from './emit-functions.ts';
@@ -24,7 +24,20 @@ export class ExprEmitter implements Emitter {
       case 'A_Const': return constant(body, at);
       case 'A_Expr': return this.operator(body, at);
       case 'BoolExpr': return this.boolExpr(body);
-      case 'TypeCast': return this.cast(this.emit(body['arg']), body['typeName'] as Json, at);
+      case 'TypeCast': {
+        const typeName = body['typeName'] as Json;
+        if (Array.isArray(typeName['arrayBounds'])) return this.arrayCast(body['arg'], typeName, at);
+        return this.cast(this.emit(body['arg']), typeName, at);
+      }
+      case 'A_ArrayExpr': {
+        // ARRAY[…] (BigQuery's [ … ]): ClickHouse's array of the elements' common type.
+        const elements = (body['elements'] as unknown[] | undefined) ?? [];
+        if (elements.length === 0) return unsupported('an empty array without a type (cast it: ARRAY[]::text[])', at);
+        const [typed, type] = this.unify(elements, at);
+        const element = type === 'unknown' ? 'text' : type;
+        if (!(element in CH_ELEMENTS)) return unsupported(`an array of ${element}`, at);
+        return expr(`[${typed.map((t) => t.sql).join(', ')}]`, `${element as ScalarType}[]`);
+      }
       case 'FuncCall': return callFunction(this, body, at);
       case 'CaseExpr': return this.caseExpr(body, at);
       case 'CoalesceExpr': return this.common('coalesce', body['args'] as unknown[], at);
@@ -172,10 +185,11 @@ export class ExprEmitter implements Emitter {
         const [l, r] = this.pair(left, right, at);
         return power('^', l, r, at);
       }
-      case '#': {
-        // Integers' bitwise XOR (PostgreSQL's `#` on bit strings and geometry has no values here).
+      case '#': case '&': case '|': case '<<': case '>>': {
+        // Integers' bitwise operators (PostgreSQL's on bit strings and geometry have no values here).
         const [l, r, type] = this.pair(left, right, at);
-        return type === 'int' ? expr(`bitXor(${l.sql}, ${r.sql})`, 'int') : unsupported(`# on ${type}`, at);
+        const fn = { '#': 'bitXor', '&': 'bitAnd', '|': 'bitOr', '<<': 'bitShiftLeft', '>>': 'bitShiftRight' }[op];
+        return type === 'int' ? expr(`${fn}(${l.sql}, ${r.sql})`, 'int') : unsupported(`${op} on ${type}`, at);
       }
       case '||': {
         const [l, r] = [this.textOperand(left, at), this.textOperand(right, at)];
@@ -195,8 +209,10 @@ export class ExprEmitter implements Emitter {
 
   private unary(op: string, arg: Expr, at: string): Expr {
     const v = arg.type === 'unknown' ? literalAs(arg.literal ?? '', 'numeric', at) : this.read(arg, at);
+    if (op === '~' && v.type === 'int') return expr(`bitNot(toInt64(${v.sql}))`, 'int');
     if (!isNumber(v.type)) return unsupported(`unary ${op} on ${v.type}`, at);
-    if (op === '-') return expr(`(-${v.sql})`, v.type);
+    // Parenthesised: `-` before a negative number would be `--`, a comment to ClickHouse.
+    if (op === '-') return expr(`(-(${v.sql}))`, v.type);
     if (op === '+') return v;
     if (op === '@') return expr(`abs(${v.sql})`, v.type);
     return unsupported(`operator ${op}`, at);
@@ -231,6 +247,13 @@ export class ExprEmitter implements Emitter {
   /** `+`/`-`: numbers, a timestamp and an interval, or two timestamps (their difference). */
   private additive(op: '+' | '-', left: Expr, right: Expr, at: string): Expr {
     const isTime = (t: PgType) => t === 'timestamptz' || t === 'timestamp' || t === 'date';
+    // date ± integer is a date; date - date a number of days (PostgreSQL's date arithmetic).
+    if (left.type === 'date' && (right.type === 'int' || (right.type === 'unknown' && /^-?\d+$/.test(right.literal ?? '')))) {
+      const days = right.type === 'int' ? right.sql : literalAs(right.literal ?? '', 'int', at).sql;
+      return expr(`${op === '+' ? 'addDays' : 'subtractDays'}(${left.sql}, ${days})`, 'date');
+    }
+    if (op === '+' && right.type === 'date' && left.type === 'int') return expr(`addDays(${right.sql}, ${left.sql})`, 'date');
+    if (op === '-' && left.type === 'date' && right.type === 'date') return expr(`dateDiff('day', ${right.sql}, ${left.sql})`, 'int');
     if (op === '-' && isTime(left.type) && (isTime(right.type) || right.type === 'unknown')) {
       const r = right.type === 'unknown' ? literalAs(right.literal ?? '', left.type, at) : right;
       return { ...expr('', 'interval'), micros: `(toUnixTimestamp64Micro(${asTimestamp(left)}) - toUnixTimestamp64Micro(${asTimestamp(r)}))` };
@@ -266,7 +289,7 @@ export class ExprEmitter implements Emitter {
     if (left.type !== 'jsonb') return unsupported(`${op} on ${left.type}`, at);
     const base = left.json ?? { root: left.sql, path: [], ...(left.kinds ? { kinds: left.kinds } : {}) };
     const keys = op.startsWith('#') ? pathKeys(keyNode, at) : [jsonKey(keyNode, at)];
-    const json = { root: base.root, path: [...base.path, ...keys], ...(base.parsed ? { parsed: true } : {}), ...(base.kinds ? { kinds: base.kinds } : {}) };
+    const json = { root: base.root, path: [...base.path, ...keys], ...(base.parsed ? { parsed: true } : {}), ...(base.sourceOrder ? { sourceOrder: true } : {}), ...(base.kinds ? { kinds: base.kinds } : {}) };
     return op.endsWith('>>') ? scalarText(json) : { sql: '', type: 'jsonb', json };
   }
 
@@ -366,6 +389,19 @@ export class ExprEmitter implements Emitter {
   }
 
   /** `x::type`, `CAST(x AS type)`, `type 'literal'`: PostgreSQL's conversion and its errors. */
+  /** `x::t[]`: an array literal or NULL as ClickHouse's array of nullable `t`; other arrays as they are when of `t`. */
+  private arrayCast(arg: unknown, typeName: Json, at: string): Expr {
+    const element = castTarget({ names: typeName['names'] }, at);
+    const ch = CH_ELEMENTS[element] ?? unsupported(`the array type ${element}[]`, at);
+    const elements = wrapped(arg, 'A_ArrayExpr')?.['elements'] as unknown[] | undefined;
+    if (wrapped(arg, 'A_ArrayExpr') !== undefined && (elements === undefined || elements.length === 0)) return expr(`CAST([] AS Array(Nullable(${ch})))`, `${element as ScalarType}[]`);
+    const v = this.emit(arg);
+    if (v.type === 'null') return expr('NULL', `${element as ScalarType}[]`);
+    if (elementOf(v.type) === element) return v;
+    if (wrapped(arg, 'A_ArrayExpr') !== undefined) return expr(`CAST(${v.sql} AS Array(Nullable(${ch})))`, `${element as ScalarType}[]`);
+    return unsupported(`a cast from ${v.type} to ${element}[]`, at);
+  }
+
   cast(input: Expr, typeName: Json, at: string): Expr {
     const target = castTarget(typeName, at);
     // int2 and int4: the value must fit, as PostgreSQL checks (ClickHouse would widen or wrap).
@@ -385,6 +421,11 @@ export class ExprEmitter implements Emitter {
       const text = this.cast(input, { names: typeName['names'] }, at);
       return expr(`leftUTF8(${text.sql}, ${Number((length['ival'] as Json | undefined)?.['ival'] ?? 0)})`, 'text');
     }
+    // text::json (not jsonb): the text as JSON in its own key order (BigQuery's JSON_QUERY translates so).
+    if (stringList(typeName['names']).at(-1) === 'json' && input.type === 'text') {
+      const x = this.read(input, at).sql;
+      return { sql: '', type: 'jsonb', json: { root: `if(isValidJSON(${x}), ${x}, NULL)`, path: [], parsed: true, sourceOrder: true } };
+    }
     if (input.type === 'unknown') return literalAs(input.literal ?? '', target, at);
     if (input.type === 'null') return expr('NULL', target);
     const e = input.type === 'jsonb' && input.json !== undefined && target !== 'jsonb' ? input : this.read(input, at);
@@ -395,7 +436,7 @@ export class ExprEmitter implements Emitter {
       case 'bool>text': return expr(`if(${x}, 'true', 'false')`, 'text');
       case 'jsonb>text':
         // The stored column holds jsonb's text already; a value read out of it is printed the same way.
-        return expr(e.json === undefined ? x : jsonAsText(this.read(e, at).sql, e.json.parsed === true), 'text');
+        return expr(e.json === undefined ? x : jsonAsText(this.read(e, at).sql, e.json.parsed === true && e.json.sourceOrder !== true), 'text');
       case 'text>int': return expr(checkedParse(x, '^\\s*[+-]?[0-9]+\\s*$', 'toInt64OrNull', 'bigint'), 'int');
       case 'numeric>int': return expr(`toInt64(if(${x} < 0, -floor(-${x} + 0.5), floor(${x} + 0.5)))`, 'int');
       case 'bool>int': return expr(`toInt64(${x})`, 'int');
@@ -407,7 +448,8 @@ export class ExprEmitter implements Emitter {
       case 'timestamp>timestamptz': return expr(x, 'timestamptz');
       case 'timestamp>date': return expr(`toDate(${x}, 'UTC')`, 'date');
       case 'date>timestamp': return expr(`toDateTime64(${x}, 6, 'UTC')`, 'timestamp');
-      case 'text>date': return expr(`toDate(${x})`, 'date');
+      // Strictly: a date that is not one is PostgreSQL's error, never 1970-01-01.
+      case 'text>date': return expr(`if(${x} IS NULL, NULL, toDate(assumeNotNull(parseDateTimeBestEffortOrNull(${x}))) + throwIf(NOT match(${x}, '^[[:space:]]*[0-9]{4}-?[0-9]{2}-?[0-9]{2}[[:space:]]*$') OR parseDateTimeBestEffortOrNull(${x}) IS NULL OR formatDateTime(parseDateTimeBestEffortOrNull(${x}), '%Y%m%d') != replaceAll(trimBoth(${x}), '-', ''), 'invalid input syntax for type date'))`, 'date');
       case 'text>timestamptz': return expr(`parseDateTime64BestEffort(${x}, 6, 'UTC')`, 'timestamptz');
       case 'date>timestamptz': return expr(`toDateTime64(${x}, 6, 'UTC')`, 'timestamptz');
       case 'timestamptz>date': return expr(`toDate(${x}, 'UTC')`, 'date');
@@ -415,6 +457,9 @@ export class ExprEmitter implements Emitter {
     }
   }
 }
+
+/** Array element types ClickHouse prints and answers as PostgreSQL does → ClickHouse's type. */
+const CH_ELEMENTS: Readonly<Partial<Record<PgType, string>>> = Object.freeze({ int: 'Int64', numeric: 'Float64', text: 'String', bool: 'Bool', null: 'Int64' });
 
 /** A `List` node's items (IN lists, BETWEEN bounds), or an array as is. */
 function listItems(node: unknown): unknown[] {

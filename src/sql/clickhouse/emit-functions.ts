@@ -19,9 +19,19 @@ const plain = (name: string, argTypes: readonly PgType[], result: PgType, minArg
   return expr(`${name}(${typed.join(', ')})`, result);
 };
 
-/** power(a, b) as `^` prints it (emit-types.ts power). */
-const powerOf = (name: string): Emit => (e, args, at) =>
-  args.length === 2 ? power(name, e.value(args[0]), e.value(args[1]), at) : unsupported(`${name} without two arguments`, at);
+/** A `x::float8` argument: floating point by the caller's own cast (BigQuery's POW translates so). */
+const floatCast = (node: unknown): boolean => stringList(wrapped(wrapped(node, 'TypeCast')?.['typeName'], 'TypeName')?.['names'] ?? (wrapped(node, 'TypeCast')?.['typeName'] as Json | undefined)?.['names']).pop() === 'float8';
+
+/**
+ * power(a, b) as `^` prints it (emit-types.ts power); of two float8 casts, floating point with
+ * PostgreSQL's errors (numeric power is exact in PostgreSQL, and refused there).
+ */
+const powerOf = (name: string): Emit => (e, args, at) => {
+  if (args.length !== 2) return unsupported(`${name} without two arguments`, at);
+  if (!floatCast(args[0]) || !floatCast(args[1])) return power(name, e.value(args[0]), e.value(args[1]), at);
+  const [b, x] = [e.argAs(args[0], 'numeric', at), e.argAs(args[1], 'numeric', at)];
+  return expr(`pow(${b}, ${x} + throwIf(${b} = 0 AND ${x} < 0, 'zero raised to a negative power is undefined') + throwIf(${b} < 0 AND ${x} != floor(${x}), 'a negative number raised to a non-integer power yields a complex result'))`, 'numeric');
+};
 
 /** A constant text argument (a unit name, a zone). */
 function constText(node: unknown, what: string, at: string): string {
@@ -42,7 +52,7 @@ const TRUNC: Readonly<Record<string, string>> = Object.freeze({
 /** extract/date_part fields → ClickHouse over a DateTime64(6, 'UTC'); PostgreSQL answers numeric. */
 const FIELDS: Readonly<Record<string, (x: string) => string>> = Object.freeze({
   epoch: (x) => `(toUnixTimestamp64Micro(${x}) / 1000000)`,
-  year: (x) => `toYear(${x})`, quarter: (x) => `toQuarter(${x})`, month: (x) => `toMonth(${x})`, week: (x) => `toISOWeek(${x})`,
+  year: (x) => `toYear(${x})`, isoyear: (x) => `toISOYear(${x})`, quarter: (x) => `toQuarter(${x})`, month: (x) => `toMonth(${x})`, week: (x) => `toISOWeek(${x})`,
   day: (x) => `toDayOfMonth(${x})`, doy: (x) => `toDayOfYear(${x})`, dow: (x) => `(toDayOfWeek(${x}) % 7)`, isodow: (x) => `toDayOfWeek(${x})`,
   hour: (x) => `toHour(${x})`, minute: (x) => `toMinute(${x})`,
   second: (x) => `((toUnixTimestamp64Micro(${x}) % 60000000) / 1000000)`,
@@ -53,6 +63,13 @@ const FIELDS: Readonly<Record<string, (x: string) => string>> = Object.freeze({
 function utcOnly(node: unknown, at: string): void {
   if (node !== undefined && !['utc', 'etc/utc', 'gmt', 'z'].includes(constText(node, 'a time zone', at).toLowerCase())) unsupported('a time zone other than UTC', at);
 }
+
+/** f(x) with PostgreSQL's error where x is out of f's domain (`x <op> 0`). */
+const guarded = (name: string, op: '<' | '<=', message: string): Emit => (e, args, at) => {
+  if (args.length !== 1) return unsupported(`${name} with ${args.length} arguments`, at);
+  const x = e.argAs(args[0], 'numeric', at);
+  return expr(`${name}(${x} + throwIf(${x} ${op} 0, ${chString(message)}))`, 'numeric');
+};
 
 const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
   lower: plain('lowerUTF8', ['text'], 'text'),
@@ -122,12 +139,61 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
   floor: numeric('floor'),
   trunc: numeric('trunc'),
   sign: numeric('sign'),
-  sqrt: plain('sqrt', ['numeric'], 'numeric'),
+  // PostgreSQL's errors where ClickHouse would answer nan or -inf.
+  sqrt: guarded('sqrt', '<', 'cannot take square root of a negative number'),
   cbrt: plain('cbrt', ['numeric'], 'numeric'),
   exp: plain('exp', ['numeric'], 'numeric'),
-  ln: plain('log', ['numeric'], 'numeric'),
-  log: plain('log10', ['numeric'], 'numeric'),
-  log10: plain('log10', ['numeric'], 'numeric'),
+  ln: guarded('log', '<=', 'cannot take logarithm of zero or a negative number'),
+  log: (e, args, at) => {
+    if (args.length === 1) return guarded('log10', '<=', 'cannot take logarithm of zero or a negative number')(e, args, at);
+    // log(base, x)
+    const [b, x] = [e.argAs(args[0], 'numeric', at), e.argAs(args[1], 'numeric', at)];
+    return expr(`(log(${x} + throwIf(${x} <= 0, 'cannot take logarithm of zero or a negative number')) / log(${b} + throwIf(${b} <= 0 OR ${b} = 1, 'cannot take logarithm of this base')))`, 'numeric');
+  },
+  log10: guarded('log10', '<=', 'cannot take logarithm of zero or a negative number'),
+  cos: plain('cos', ['numeric'], 'numeric'),
+  sin: plain('sin', ['numeric'], 'numeric'),
+  tan: plain('tan', ['numeric'], 'numeric'),
+  acos: plain('acos', ['numeric'], 'numeric'),
+  asin: plain('asin', ['numeric'], 'numeric'),
+  atan: plain('atan', ['numeric'], 'numeric'),
+  atan2: plain('atan2', ['numeric', 'numeric'], 'numeric'),
+  cot: (e, args, at) => expr(`(1 / tan(${e.argAs(args[0], 'numeric', at)}))`, 'numeric'),
+  make_date: plain('makeDate', ['int', 'int', 'int'], 'date'),
+  make_timestamp: (e, args, at) => {
+    if (args.length !== 6) return unsupported(`make_timestamp with ${args.length} arguments`, at);
+    const [y, m, d, h, mi] = args.slice(0, 5).map((a) => e.argAs(a, 'int', at));
+    const s = e.argAs(args[5], 'numeric', at);
+    return expr(`addMicroseconds(toDateTime64(makeDateTime(${y}, ${m}, ${d}, ${h}, ${mi}, 0, 'UTC'), 6, 'UTC'), toInt64(round(${s} * 1000000)))`, 'timestamp');
+  },
+  // Bytes are ClickHouse strings: BigQuery's MD5, SHA256, TO_HEX, TO_BASE64 and FROM_BASE64 translate to these.
+  encode: (e, args, at) => {
+    const format = constText(args[1], 'an encode format', at);
+    const b = e.argAs(args[0], 'text', at);
+    if (format === 'hex') return expr(`lower(hex(${b}))`, 'text');
+    if (format === 'base64') return expr(`base64Encode(${b})`, 'text');
+    return unsupported(`encode(…, '${format}')`, at);
+  },
+  decode: (e, args, at) => {
+    const format = constText(args[1], 'a decode format', at);
+    const t = e.argAs(args[0], 'text', at);
+    if (format === 'hex') return expr(`unhex(${t})`, 'text');
+    if (format === 'base64') return expr(`base64Decode(${t})`, 'text');
+    return unsupported(`decode(…, '${format}')`, at);
+  },
+  sha256: plain('SHA256', ['text'], 'text'),
+  convert_to: (e, args, at) => {
+    if (constText(args[1], 'an encoding', at).toUpperCase().replace('-', '') !== 'UTF8') return unsupported('an encoding other than UTF8', at);
+    return expr(e.argAs(args[0], 'text', at), 'text');
+  },
+  array_to_string: (e, args, at) => {
+    if (args.length !== 2 && args.length !== 3) return unsupported(`array_to_string with ${args.length} arguments`, at);
+    const v = e.value(args[0]);
+    if (elementOf(v.type) !== 'text') return unsupported(`array_to_string of ${v.type}`, at);
+    const d = e.argAs(args[1], 'text', at);
+    const elements = args[2] === undefined ? `arrayFilter(x -> x IS NOT NULL, ${v.sql})` : `arrayMap(x -> ifNull(x, ${e.argAs(args[2], 'text', at)}), ${v.sql})`;
+    return expr(`arrayStringConcat(${elements}, ${d})`, 'text');
+  },
   power: powerOf('power'),
   pow: powerOf('pow'),
   pi: plain('pi', [], 'numeric'),
@@ -266,9 +332,10 @@ function substring(e: Emitter, args: unknown[], at: string): Expr {
   }
   if (args.length < 2 || args.length > 3) return unsupported('substring with an escape (SIMILAR)', at);
   const start = e.argAs(args[1], 'int', at);
-  if (args[2] === undefined) return expr(`substringUTF8(${s}, greatest(${start}, 1))`, 'text');
+  // NULL when a position or a length is (ClickHouse's greatest() would skip it).
+  if (args[2] === undefined) return expr(`if(${start} IS NULL, NULL, substringUTF8(${s}, greatest(${start}, 1)))`, 'text');
   const count = e.argAs(args[2], 'int', at);
-  return expr(`substringUTF8(${s}, greatest(${start}, 1), greatest(${start} + ${count} - greatest(${start}, 1) + throwIf(${count} < 0, 'negative substring length not allowed'), 0))`, 'text');
+  return expr(`if(${start} IS NULL OR ${count} IS NULL, NULL, substringUTF8(${s}, greatest(${start}, 1), greatest(${start} + ${count} - greatest(${start}, 1) + throwIf(${count} < 0, 'negative substring length not allowed'), 0)))`, 'text');
 }
 
 /**

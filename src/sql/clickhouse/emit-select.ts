@@ -107,9 +107,13 @@ export class SelectPrinter {
     const outputs = top ? lastOfEachName(targets) : uniqueNames(targets, at);
     // ClickHouse has no NULL array (PostgreSQL's answer for an aggregate of no rows): arrays are
     // read inside the statement (indexed, counted), never answered.
-    const array = top ? outputs.find((t) => elementOf(t.value.type) !== undefined) : undefined;
-    if (array !== undefined) return unsupported(`an array as a result column ("${array.name}"; select its elements)`, at);
-    const list = outputs.map((t) => `${top && t.value.type === 'bool' ? `toBool(${t.value.sql})` : t.value.sql} AS ${chIdent(t.name)}`);
+    // An array answered is its JSON text (the decoder splices it as JSON), of the element types whose
+    // JSON is PostgreSQL's; an empty array that stands for NULL (array_agg of no rows) is NULL.
+    const array = top ? outputs.find((t) => elementOf(t.value.type) !== undefined && !JSON_ELEMENTS.has(elementOf(t.value.type)!)) : undefined;
+    if (array !== undefined) return unsupported(`an array of ${elementOf(array.value.type)} as a result column ("${array.name}"; select its elements)`, at);
+    const answered = (v: Expr): string =>
+      elementOf(v.type) === undefined ? v.sql : v.nullIfEmpty ? `if(empty(${v.sql}), NULL, toJSONString(${v.sql}))` : `toJSONString(${v.sql})`;
+    const list = outputs.map((t) => `${top && t.value.type === 'bool' ? `toBool(${t.value.sql})` : top ? answered(t.value) : t.value.sql} AS ${chIdent(t.name)}`);
     let sql = `${head}SELECT ${distinct ? 'DISTINCT ' : ''}${list.length > 0 ? list.join(', ') : unsupported('a SELECT without columns', at)}`;
     if (from.length > 0) sql += ` FROM ${from.join(' CROSS JOIN ')}`;
     if (body['whereClause'] !== undefined) sql += ` WHERE ${e.condition(body['whereClause'])}`;
@@ -117,7 +121,7 @@ export class SelectPrinter {
     if (group.length > 0) sql += ` GROUP BY ${group.map((g) => this.groupKey(g, targets, scope, e)).join(', ')}`;
     if (body['havingClause'] !== undefined) sql += ` HAVING ${e.condition(body['havingClause'])}`;
     sql += this.orderAndLimit(body, (node) => outputRef(node, targets, scope) ?? e.value(node), at);
-    return { sql, columns: outputs.map((t) => ({ name: t.name, type: t.value.type === 'unknown' ? 'text' : t.value.type })) };
+    return { sql, columns: outputs.map((t) => ({ name: t.name, type: t.value.type === 'unknown' ? 'text' : top && elementOf(t.value.type) !== undefined ? 'jsonb' : t.value.type })) };
   }
 
   /** `WITH a AS (…), …` with each CTE renamed; a CTE sees only the ones before it (no RECURSIVE). */
@@ -278,7 +282,19 @@ export class SelectPrinter {
         if (body['quals'] === undefined) return `${left} CROSS JOIN ${right}`;
         return `${left} ${kind} JOIN ${right} ON ${new ExprEmitter(scope).condition(body['quals'])}`;
       }
-      case 'RangeFunction': return unsupported('a function in FROM', at);
+      case 'RangeFunction': {
+        // unnest(array) AS x: a row per element (arrayJoin), of an array that reads no column.
+        const items = (wrapped((body['functions'] as unknown[] | undefined)?.[0], 'List')?.['items'] as unknown[] | undefined) ?? [];
+        const fn = wrapped(items[0], 'FuncCall');
+        const args = (fn?.['args'] as unknown[] | undefined) ?? [];
+        if (fn === undefined || stringList(fn['funcname']).at(-1) !== 'unnest' || args.length !== 1 || (body['functions'] as unknown[]).length !== 1 || body['ordinality'] === true) return unsupported('a function in FROM other than unnest of one array', at);
+        if (JSON.stringify(args[0]).includes('"ColumnRef"')) return unsupported('unnest of an array that reads a column', at);
+        const arr = new ExprEmitter(scope).value(args[0]);
+        const element = elementOf(arr.type) ?? unsupported(`unnest of ${arr.type}`, at);
+        const name = String(alias?.['aliasname'] ?? 'unnest');
+        const column = stringList(alias?.['colnames'])[0] ?? name;
+        return this.relation(`(SELECT arrayJoin(${arr.sql}) AS ${chIdent(column)})`, [{ name: column, type: element }], name, [], scope, at);
+      }
       default: return unsupported(type ?? 'this FROM item', at);
     }
   }
@@ -292,6 +308,9 @@ export class SelectPrinter {
     return `(SELECT ${cols.map((c, i) => `${chIdent(inner[i]!.name)} AS ${chIdent(c.name)}`).join(', ')} FROM ${source}) AS ${chIdent(name)}`;
   }
 }
+
+/** Array element types whose JSON (toJSONString) is what PostgreSQL's array answers. */
+const JSON_ELEMENTS: ReadonlySet<PgType> = new Set(['int', 'numeric', 'text', 'bool']);
 
 interface Target {
   readonly name: string;

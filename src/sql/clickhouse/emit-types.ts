@@ -23,8 +23,10 @@ export interface Expr {
    * A JSON value not read yet: the JSON text `root` and the path under it (printed ClickHouse
    * literals). `parsed`: the root is text parsed as JSON (try_jsonb), whose objects keep the
    * source's key order where jsonb sorts keys; stored metadata is jsonb's text already.
+   * `sourceOrder`: the root is text cast to json (not jsonb), whose text keeps its key order in
+   * PostgreSQL too, so reading it as text is the same on both engines.
    */
-  readonly json?: { readonly root: string; readonly path: readonly string[]; readonly parsed?: boolean; readonly kinds?: string };
+  readonly json?: { readonly root: string; readonly path: readonly string[]; readonly parsed?: boolean; readonly sourceOrder?: boolean; readonly kinds?: string };
   /**
    * A stored CTE's `metadata`: its companion map of top-level key → jsonb_typeof name (computed at
    * insert, src/store/clickhouse/schema.ts), read instead of parsing the document.

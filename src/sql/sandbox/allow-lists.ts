@@ -36,7 +36,7 @@ export const MAX_AST_DEPTH = 400;
  */
 export const ALLOWED_FUNCTIONS: ReadonlySet<string> = Object.freeze(new Set([
   // aggregates
-  'count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every', 'bit_and', 'bit_or',
+  'count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every', 'bit_and', 'bit_or', 'bit_xor',
   'array_agg', 'string_agg', 'jsonb_agg', 'json_agg', 'jsonb_object_agg', 'json_object_agg',
   'percentile_cont', 'percentile_disc', 'mode', 'stddev', 'stddev_pop', 'stddev_samp',
   'variance', 'var_pop', 'var_samp', 'corr', 'covar_pop', 'covar_samp',

@@ -34,12 +34,12 @@ test('every function the printer knows is one the sandbox allows', () => {
 
 const REFUSED: readonly (readonly [sql: string, message: RegExp])[] = [
   ['select generate_series(1, 3) as g', /function generate_series\(\) is not supported on the ClickHouse engine at character 8/],
-  ['select * from generate_series(1, 3) as g(i)', /a function in FROM is not supported/],
+  ['select * from generate_series(1, 3) as g(i)', /a function in FROM other than unnest of one array is not supported/],
   ['with recursive n(i) as (select 1 union all select i + 1 from n where i < 3) select i from n', /WITH RECURSIVE is not supported/],
   ["select greatest(metadata, metadata) as g from edge_logs", /GREATEST of jsonb is not supported on the ClickHouse engine at character 8/],
   ['select row(1, 2) as r', /RowExpr is not supported/],
   ['select id collate "en_US" as i from edge_logs', /COLLATE "en_US" is not supported/],
-  ["select '{1}'::int[] as a", /the array type int4\[\] is not supported/],
+  ["select '{1}'::int[] as a", /a cast from unknown to int\[\] is not supported/],
   ['select 1.5::numeric(10, 2) as n', /the type numeric with a modifier is not supported/],
   ["select timestamp at time zone 'Europe/Paris' as t from edge_logs", /a time zone other than UTC is not supported/],
   ["select id from edge_logs where metadata -> 'a' > metadata -> 'b'", /> on JSON values is not supported/],

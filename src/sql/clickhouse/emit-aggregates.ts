@@ -109,7 +109,8 @@ function percentilesDisc(e: Emitter, body: Json, sort: Json, ps: readonly number
   if (v.type === 'jsonb' || v.type === 'other' || elementOf(v.type) !== undefined) return unsupported(`percentile_disc of ${v.type}`, at);
   const sorted = `arraySort(groupArray(${v.sql}))`;
   // The sorted values travel into the lambda as an argument: an aggregate cannot be read inside one.
-  return expr(`arrayMap((p, s) -> if(length(s) = 0, NULL, s[toUInt64(greatest(1, ceil(p * length(s))))]), [${ps.map((p) => `toFloat64(${p})`).join(', ')}], arrayWithConstant(${ps.length}, ${sorted}))`, `${v.type}[]` as PgType);
+  // Of no values PostgreSQL's answer is NULL, not an array of NULLs.
+  return { ...expr(`arrayMap((p, s) -> if(length(s) = 0, NULL, s[toUInt64(greatest(1, ceil(p * length(s))))]), [${ps.map((p) => `toFloat64(${p})`).join(', ')}], arrayWithConstant(${ps.length}, ${sorted}))`, `${v.type}[]` as PgType), nullIfAllNull: true };
 }
 
 /**

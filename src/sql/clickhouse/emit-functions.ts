@@ -186,6 +186,16 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
     if (constText(args[1], 'an encoding', at).toUpperCase().replace('-', '') !== 'UTF8') return unsupported('an encoding other than UTF8', at);
     return expr(e.argAs(args[0], 'text', at), 'text');
   },
+  // An empty string is no elements; an empty delimiter (or pattern) splits into characters.
+  string_to_array: (e, args, at) => {
+    if (args.length !== 2) return unsupported(`string_to_array with ${args.length} arguments`, at);
+    const [s, d] = [e.argAs(args[0], 'text', at), e.argAs(args[1], 'text', at)];
+    return expr(`if(${s} = '', CAST([] AS Array(String)), if(${d} = '', splitByRegexp('', ${s}), splitByString(${d}, ${s})))`, 'text[]');
+  },
+  regexp_split_to_array: (e, args, at) => {
+    if (args.length !== 2 || constText(args[1], 'a regexp_split_to_array pattern', at) !== '') return unsupported('regexp_split_to_array with a pattern other than \'\'', at);
+    return expr(`splitByRegexp('', ${e.argAs(args[0], 'text', at)})`, 'text[]');
+  },
   array_to_string: (e, args, at) => {
     if (args.length !== 2 && args.length !== 3) return unsupported(`array_to_string with ${args.length} arguments`, at);
     const v = e.value(args[0]);

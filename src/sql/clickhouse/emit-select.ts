@@ -112,7 +112,10 @@ export class SelectPrinter {
     const array = top ? outputs.find((t) => elementOf(t.value.type) !== undefined && !JSON_ELEMENTS.has(elementOf(t.value.type)!)) : undefined;
     if (array !== undefined) return unsupported(`an array of ${elementOf(array.value.type)} as a result column ("${array.name}"; select its elements)`, at);
     const answered = (v: Expr): string =>
-      elementOf(v.type) === undefined ? v.sql : v.nullIfEmpty ? `if(empty(${v.sql}), NULL, toJSONString(${v.sql}))` : `toJSONString(${v.sql})`;
+      elementOf(v.type) === undefined ? v.sql
+        : v.nullIfEmpty ? `if(empty(${v.sql}), NULL, toJSONString(${v.sql}))`
+        : v.nullIfAllNull ? `if(arrayAll(x -> x IS NULL, ${v.sql}), NULL, toJSONString(${v.sql}))`
+        : `toJSONString(${v.sql})`;
     const list = outputs.map((t) => `${top && t.value.type === 'bool' ? `toBool(${t.value.sql})` : top ? answered(t.value) : t.value.sql} AS ${chIdent(t.name)}`);
     let sql = `${head}SELECT ${distinct ? 'DISTINCT ' : ''}${list.length > 0 ? list.join(', ') : unsupported('a SELECT without columns', at)}`;
     if (from.length > 0) sql += ` FROM ${from.join(' CROSS JOIN ')}`;

@@ -40,6 +40,8 @@ export interface Expr {
   readonly literal?: string;
   /** An array that stands for NULL when empty (array_agg's: PostgreSQL's of no rows is NULL). */
   readonly nullIfEmpty?: boolean;
+  /** An array that stands for NULL when every element is NULL (percentile_disc of no values). */
+  readonly nullIfAllNull?: boolean;
 }
 
 /** One term of an interval: `count` units (`toIntervalHour(count)`). */

@@ -81,7 +81,7 @@ async function startThrowaway(): Promise<PgServer> {
   try {
     // initdb refuses to run as root, so the cluster belongs to the postgres system user.
     if (isRoot()) chownSync(root, ...postgresIds());
-    await runPg(cluster, 'initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+    await runPg(cluster, 'initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C', '--lc-ctype=C.UTF-8']);
     // Settings go in the config file rather than on pg_ctl's shell-parsed -o, so paths need no
     // shell quoting and a restart picks them up unchanged.
     appendFileSync(

@@ -18,13 +18,14 @@ import { queueingBehaviour } from './queueing.ts';
 import { formatsBehaviour } from './formats.ts';
 import { runawayBehaviour } from './runaway.ts';
 import { studioAnalyticsBehaviour } from './studio-analytics.ts';
+import { bigqueryConformanceBehaviour } from './bigquery-conformance.ts';
 
 export interface BehaviourOptions {
   /** Suite name → why this engine cannot run it. */
   skip: Readonly<Partial<Record<SuiteName, string>>>;
 }
 
-const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour, hostile: hostileBehaviour, logflare: logflareBehaviour, usageRollup: usageRollupBehaviour, storeCheck: storeCheckBehaviour, ingest: ingestBehaviour, queueing: queueingBehaviour, formats: formatsBehaviour, runaway: runawayBehaviour, studioAnalytics: studioAnalyticsBehaviour } as const;
+const SUITES = { http: httpBehaviour, ops: opsBehaviour, fuzz: fuzzBehaviour, hostile: hostileBehaviour, logflare: logflareBehaviour, usageRollup: usageRollupBehaviour, storeCheck: storeCheckBehaviour, ingest: ingestBehaviour, queueing: queueingBehaviour, formats: formatsBehaviour, runaway: runawayBehaviour, studioAnalytics: studioAnalyticsBehaviour, bigqueryConformance: bigqueryConformanceBehaviour } as const;
 export type SuiteName = keyof typeof SUITES;
 export const SUITE_NAMES = Object.keys(SUITES) as SuiteName[];
 

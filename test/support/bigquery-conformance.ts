@@ -152,7 +152,6 @@ add(`${M}#greatest`, [['GREATEST(1, 2, 3)', 3], ['GREATEST(3)', 3], ["GREATEST('
 add(`${M}#least`, [['LEAST(1, 2, 3)', 1], ["LEAST('b', 'a')", 'a'], ['LEAST(1, NULL, 3)', null], ['LEAST(NULL, 1)', null]]);
 add(`${M}#cos`, [['COS(0)', 1], ['SIN(0)', 0], ['TAN(0)', 0], ['ACOS(1)', 0], ['ASIN(0)', 0], ['ATAN(0)', 0], ['ATAN2(0, 1)', 0], ['COS(NULL)', null]]);
 add(`${M}#is_inf`, [['IS_INF(1.0)', false], ['IS_NAN(1.0)', false], ['IS_INF(NULL)', null]]);
-add(`${M}#cbrt`, [['CBRT(27)', 3]]);
 
 // ---------------------------------------------------------------- operators
 add(`${O}#arithmetic_operators`, [

@@ -21,6 +21,8 @@ export function castTarget(typeName: Json, at: string): PgType {
     text: 'text', varchar: 'text', int2: 'int', int4: 'int', int8: 'int', smallint: 'int', integer: 'int', int: 'int', bigint: 'int',
     numeric: 'numeric', decimal: 'numeric', float4: 'numeric', float8: 'numeric', real: 'numeric', bool: 'bool', boolean: 'bool',
     timestamptz: 'timestamptz', timestamp: 'timestamp', date: 'date', interval: 'interval', jsonb: 'jsonb', json: 'jsonb',
+    // bytes are ClickHouse strings (BigQuery's BYTES functions translate to bytea)
+    bytea: 'text',
   };
   const type = types[name];
   if (type === undefined || (mods && name !== 'timestamptz' && name !== 'timestamp' && name !== 'varchar')) return unsupported(`the type ${name}${mods ? ' with a modifier' : ''}`, at);

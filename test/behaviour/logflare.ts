@@ -388,7 +388,7 @@ export function logflareBehaviour(factory: EngineFactory): void {
       );
       assert.deepEqual(got, [
         { action: 'login', actor: 'u-1', ms: 1.5, metering: 'true', tags_scalar: null, tags: null, tag1: null },
-        { action: 'user_signedup', actor: 'u-2', ms: null, metering: null, tags_scalar: null, tags: '["a", "b"]', tag1: 'b' },
+        { action: 'user_signedup', actor: 'u-2', ms: null, metering: null, tags_scalar: null, tags: '["a","b"]', tag1: 'b' },
         { action: null, actor: null, ms: null, metering: null, tags_scalar: null, tags: null, tag1: null },
         { action: null, actor: null, ms: null, metering: null, tags_scalar: null, tags: null, tag1: null },
       ]);

@@ -25,6 +25,14 @@ const SUBSCRIPTS: ReadonlyMap<string, { name: string; zeroBased: boolean; safe: 
  * BigQuery does: the index becomes a cast of a message naming the subscript, which fails (class
  * 22, a 400 naming it) only when it is out of range. A NULL array or index gives NULL.
  */
+/** The element type of an array literal of constants all of one kind (integers, strings), else undefined. */
+function literalArrayType(node: Node): string | undefined {
+  const elements = wrapped(node, 'A_ArrayExpr')?.['elements'] as Node[] | undefined;
+  if (elements === undefined || elements.length === 0) return undefined;
+  const kinds = new Set(elements.map((e) => (wrapped(e, 'A_Const')?.['ival'] !== undefined ? 'int8' : wrapped(e, 'A_Const')?.['sval'] !== undefined ? 'text' : 'other')));
+  return kinds.size === 1 && !kinds.has('other') ? [...kinds][0] : undefined;
+}
+
 export function rewriteSubscript(body: Json, node: Node, r: Rewriter): Node | undefined {
   const indirection = body['indirection'] as Node[];
   const markAt = indirection.findIndex((i) => SUBSCRIPTS.has(names((wrapped(wrapped(i, 'A_Indices')?.['uidx'], 'FuncCall') ?? {})['funcname'])[0] ?? ''));
@@ -36,7 +44,9 @@ export function rewriteSubscript(body: Json, node: Node, r: Rewriter): Node | un
   if (args.length !== 1) r.fail(`${form.name} takes one index`, node);
   const quantile = quantileAt(body['arg'] as Node, args[0]!, form, r, node);
   if (quantile !== undefined) return quantile;
-  const array = r.arg(body['arg'] as Node, 'text');
+  const literal = literalArrayType(body['arg'] as Node);
+  // An array literal subscripted is cast to its type, so that PostgreSQL's grammar (and its printer) reads `(…)[i]`.
+  const array = literal === undefined ? r.arg(body['arg'] as Node, 'text') : arrayCast(r.arg(body['arg'] as Node, 'text'), literal);
   const index = r.arg(args[0]!, 'numeric');
   const pgIndex = form.zeroBased ? op('+', index, int(1)) : index;
   let subscript = pgIndex;

@@ -120,6 +120,7 @@ export class ExprEmitter implements Emitter {
       case 'AEXPR_LIKE':
       case 'AEXPR_ILIKE': {
         const [l, r] = this.pair(this.emit(body['lexpr']), this.emit(body['rexpr']), at);
+        if (l.type === 'null' || r.type === 'null') return expr('NULL', 'bool');
         if (l.type !== 'text') return unsupported(`LIKE on ${l.type}`, at);
         const word = kind === 'AEXPR_LIKE' ? 'LIKE' : 'ILIKE';
         return expr(`(${l.sql} ${name.startsWith('!') ? 'NOT ' : ''}${word} ${r.sql})`, 'bool');
@@ -127,10 +128,14 @@ export class ExprEmitter implements Emitter {
       case 'AEXPR_IN': {
         const left = this.emit(body['lexpr']);
         const items = listItems(body['rexpr']).map((n) => this.emit(n));
-        if (items.some((i) => i.type === 'null')) return unsupported('NULL in an IN list', at);
-        const typed = items.map((i) => this.pair(left, i, at));
+        // A NULL in the list: a match decides, else the answer is NULL (PostgreSQL's three values).
+        const values = items.filter((i) => i.type !== 'null');
+        if (values.length === 0) return expr('NULL', 'bool');
+        const typed = values.map((i) => this.pair(left, i, at));
         const l = typed[0]![0];
-        return expr(`(${l.sql} ${name === '<>' ? 'NOT IN' : 'IN'} (${typed.map(([, r]) => r.sql).join(', ')}))`, 'bool');
+        const test = `(${l.sql} ${name === '<>' ? 'NOT IN' : 'IN'} (${typed.map(([, r]) => r.sql).join(', ')}))`;
+        if (values.length === items.length) return expr(test, 'bool');
+        return expr(`if(${l.sql} IS NULL, NULL, if(${test}, ${name === '<>' ? 'NULL' : 'true'}, ${name === '<>' ? 'false' : 'NULL'}))`, 'bool');
       }
       case 'AEXPR_BETWEEN':
       case 'AEXPR_NOT_BETWEEN': {
@@ -192,12 +197,14 @@ export class ExprEmitter implements Emitter {
         return type === 'int' ? expr(`${fn}(${l.sql}, ${r.sql})`, 'int') : unsupported(`${op} on ${type}`, at);
       }
       case '||': {
+        if (elementOf(left.type) !== undefined && left.type === right.type) return expr(`arrayConcat(${left.sql}, ${right.sql})`, left.type);
         const [l, r] = [this.textOperand(left, at), this.textOperand(right, at)];
         return expr(`concat(${l}, ${r})`, 'text');
       }
       case '@>': return contains(left, right, at);
       case '~': case '~*': case '!~': case '!~*': {
         const [l, r] = this.pair(left, right, at);
+        if (l.type === 'null' || r.type === 'null') return expr('NULL', 'bool');
         if (l.type !== 'text') return unsupported(`${op} on ${l.type}`, at);
         // RE2, not PostgreSQL's ARE: a pattern RE2 cannot compile is refused with a 400.
         const pattern = op.endsWith('*') ? `concat('(?i)', ${r.sql})` : r.sql;
@@ -247,6 +254,12 @@ export class ExprEmitter implements Emitter {
   /** `+`/`-`: numbers, a timestamp and an interval, or two timestamps (their difference). */
   private additive(op: '+' | '-', left: Expr, right: Expr, at: string): Expr {
     const isTime = (t: PgType) => t === 'timestamptz' || t === 'timestamp' || t === 'date';
+    // A NULL operand beside a time or an interval: NULL (of a difference, an interval).
+    if ((left.type === 'null' || right.type === 'null') && [left, right].some((v) => isTime(v.type) || v.interval !== undefined || v.type === 'interval')) {
+      const other = left.type === 'null' ? right : left;
+      if (op === '-' && isTime(other.type)) return { ...expr('', 'interval'), micros: 'NULL' };
+      return expr('NULL', isTime(other.type) ? other.type : 'timestamptz');
+    }
     // date ± integer is a date; date - date a number of days (PostgreSQL's date arithmetic).
     if (left.type === 'date' && (right.type === 'int' || (right.type === 'unknown' && /^-?\d+$/.test(right.literal ?? '')))) {
       const days = right.type === 'int' ? right.sql : literalAs(right.literal ?? '', 'int', at).sql;
@@ -299,6 +312,11 @@ export class ExprEmitter implements Emitter {
     const element = elementOf(arr.type);
     const steps = body['indirection'] as unknown[];
     const index = steps.length === 1 ? wrapped(steps[0], 'A_Indices') : undefined;
+    if (element !== undefined && index !== undefined && index['is_slice'] && index['lidx'] !== undefined && index['uidx'] !== undefined) {
+      // arr[lo:hi]: the elements from lo to hi, within the array's bounds.
+      const [lo, hi] = [this.as(this.emit(index['lidx']), 'int', at).sql, this.as(this.emit(index['uidx']), 'int', at).sql];
+      return { ...expr(`arraySlice(${arr.sql}, greatest(${lo}, 1), greatest(least(${hi}, length(${arr.sql})) - greatest(${lo}, 1) + 1, 0))`, arr.type), ...(arr.nullIfEmpty ? { nullIfEmpty: true } : {}) };
+    }
     if (element === undefined || index === undefined || index['is_slice'] || index['uidx'] === undefined) return unsupported('a subscript other than one array element', at);
     const i = this.as(this.emit(index['uidx']), 'int', at);
     return expr(`if(${i.sql} BETWEEN 1 AND length(${arr.sql}), arrayElement(${arr.sql}, ${i.sql}), NULL)`, element);
@@ -370,6 +388,10 @@ export class ExprEmitter implements Emitter {
   }
 
   private subLink(body: Json, at: string): Expr {
+    if (body['subLinkType'] === 'ARRAY_SUBLINK') {
+      const array = this.arrayOfSeries(wrapped(body['subselect'], 'SelectStmt') ?? {}, at);
+      if (array !== undefined) return array;
+    }
     const sub = this.scope.subquery(wrapped(body['subselect'], 'SelectStmt') ?? {});
     switch (body['subLinkType']) {
       case 'EXISTS_SUBLINK': return expr(`exists(${sub.sql})`, 'bool');
@@ -389,6 +411,35 @@ export class ExprEmitter implements Emitter {
   }
 
   /** `x::type`, `CAST(x AS type)`, `type 'literal'`: PostgreSQL's conversion and its errors. */
+  /**
+   * ARRAY(SELECT generate_series(a, b[, s])) (BigQuery's GENERATE_ARRAY) and
+   * ARRAY(SELECT (regexp_matches(s, re, 'g'))[1]) (its REGEXP_EXTRACT_ALL): the same arrays without a
+   * subquery; undefined for any other ARRAY(…).
+   */
+  private arrayOfSeries(select: Json, at: string): Expr | undefined {
+    const targets = (select['targetList'] as unknown[] | undefined) ?? [];
+    if (targets.length !== 1 || select['fromClause'] !== undefined || select['whereClause'] !== undefined) return undefined;
+    const val = wrapped(targets[0], 'ResTarget')?.['val'];
+    const series = wrapped(val, 'FuncCall');
+    if (series !== undefined && stringList(series['funcname']).at(-1) === 'generate_series') {
+      const args = (series['args'] as unknown[] | undefined) ?? [];
+      if (args.length !== 2 && args.length !== 3) return undefined;
+      const [a, b, s] = [...args.map((n) => this.as(this.emit(n), 'int', at).sql), ...(args.length === 2 ? ['1'] : [])];
+      return expr(`arrayMap(i -> toInt64(${a} + i * ${s}), range(toUInt64(greatest(0, floor((${b} - ${a}) / (${s} + throwIf(${s} = 0, 'step size cannot equal zero'))) + 1))))`, 'int[]');
+    }
+    const indexed = wrapped(val, 'A_Indirection');
+    const matches = wrapped(indexed?.['arg'], 'FuncCall');
+    const first = wrapped((indexed?.['indirection'] as unknown[] | undefined)?.[0], 'A_Indices');
+    const margs = (matches?.['args'] as unknown[] | undefined) ?? [];
+    if (matches !== undefined && stringList(matches['funcname']).at(-1) === 'regexp_matches' && margs.length === 3 && wrapped(first?.['uidx'], 'A_Const')?.['ival'] !== undefined) {
+      if ((wrapped(margs[2], 'A_Const')?.['sval'] as Json | undefined)?.['sval'] !== 'g' || Number((wrapped(first!['uidx'], 'A_Const')!['ival'] as Json)['ival'] ?? 0) !== 1) return undefined;
+      const [s, re] = [this.as(this.emit(margs[0]), 'text', at).sql, this.as(this.emit(margs[1]), 'text', at).sql];
+      // Every match, or its first group when the expression has one (RE2, as ClickHouse reads a pattern).
+      return expr(`extractAll(${s}, ${re})`, 'text[]');
+    }
+    return undefined;
+  }
+
   /** `x::t[]`: an array literal or NULL as ClickHouse's array of nullable `t`; other arrays as they are when of `t`. */
   private arrayCast(arg: unknown, typeName: Json, at: string): Expr {
     const element = castTarget({ names: typeName['names'] }, at);
@@ -433,6 +484,13 @@ export class ExprEmitter implements Emitter {
     const x = e.sql;
     switch (`${e.type}>${target}`) {
       case 'int>text': return expr(`toString(${x})`, 'text');
+      case 'date>text': return expr(`formatDateTime(${x}, '%Y-%m-%d')`, 'text');
+      case 'timestamptz>text':
+      case 'timestamp>text': {
+        // PostgreSQL's form: the fraction only when there is one, without trailing zeros; +00 for a timestamptz.
+        const fraction = `formatDateTime(${x}, '%f', 'UTC')`;
+        return expr(`concat(formatDateTime(${x}, '%Y-%m-%d %H:%i:%S', 'UTC'), if(${fraction} = '000000', '', concat('.', trimRight(${fraction}, '0')))${e.type === 'timestamptz' ? ", '+00'" : ''})`, 'text');
+      }
       case 'bool>text': return expr(`if(${x}, 'true', 'false')`, 'text');
       case 'jsonb>text':
         // The stored column holds jsonb's text already; a value read out of it is printed the same way.

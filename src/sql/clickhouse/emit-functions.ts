@@ -137,7 +137,24 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
   ceil: numeric('ceil'),
   ceiling: numeric('ceil'),
   floor: numeric('floor'),
-  trunc: numeric('trunc'),
+  trunc: (e, args, at) => (args.length === 2 ? expr(`trunc(${e.argAs(args[0], 'numeric', at)}, ${e.argAs(args[1], 'int', at)})`, 'numeric') : numeric('trunc')(e, args, at)),
+  // PostgreSQL's hexadecimal of an integer: lower case, no leading zeros.
+  to_hex: (e, args, at) => {
+    const x = e.argAs(args[0], 'int', at);
+    return expr(`if(${x} = 0, '0', trimLeft(lower(hex(${x})), '0'))`, 'text');
+  },
+  // JSON of a value (BigQuery's TO_JSON_STRING translates to it): JSON passes through; text, numbers,
+  // booleans and arrays as JSON, '/' unescaped as PostgreSQL writes it.
+  to_json: (e, args, at) => {
+    if (args.length !== 1) return unsupported('to_json with more than one value', at);
+    const v = e.value(args[0]);
+    if (v.type === 'jsonb') return v;
+    if (!['text', 'int', 'numeric', 'bool'].includes(v.type) && !['text[]', 'int[]', 'numeric[]', 'bool[]'].includes(v.type)) return unsupported(`to_json of ${v.type}`, at);
+    // Integers by toString: the session quotes 64-bit integers in JSON, toJSONString's too.
+    if (v.type === 'int') return expr(`toString(${v.sql})`, 'jsonb');
+    if (v.type === 'int[]') return expr(`concat('[', arrayStringConcat(arrayMap(x -> ifNull(toString(x), 'null'), ${v.sql}), ','), ']')`, 'jsonb');
+    return expr(`if(${v.sql} IS NULL, NULL, replaceAll(toJSONString(${v.sql}), ${chString('\\/')}, '/'))`, 'jsonb');
+  },
   sign: numeric('sign'),
   // PostgreSQL's errors where ClickHouse would answer nan or -inf.
   sqrt: guarded('sqrt', '<', 'cannot take square root of a negative number'),
@@ -263,6 +280,7 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
     if (!/^[gi]*$/.test(flags)) return unsupported(`regexp_replace flags '${flags}'`, at);
     const pattern = e.argAs(args[1], 'text', at);
     const c = wrapped(args[2], 'A_Const');
+    if (c?.['isnull'] === true) return expr('NULL', 'text');
     const replacement = c && 'sval' in c ? String((c['sval'] as Json)['sval'] ?? '') : unsupported('a regexp_replace replacement that is not a constant', at);
     // PostgreSQL's \1…\9 and \& (the whole match) are ClickHouse's \1…\9 and \0.
     const printed = replacement.replace(/\\(.)?/g, (_m, ch: string | undefined) => (ch === '&' ? '\\0' : ch !== undefined && /[1-9\\]/.test(ch) ? `\\${ch}` : unsupported(`the escape \\${ch ?? ''} in a regexp_replace replacement`, at)));
@@ -326,6 +344,7 @@ function numeric(name: string): Emit {
     if (args.length !== 1) return unsupported(`${name} with ${args.length} arguments`, at);
     const v = e.value(args[0]);
     const x = v.type === 'unknown' ? e.as(v, 'numeric', at) : v;
+    if (x.type === 'null') return expr('NULL', 'numeric');
     if (!isNumber(x.type)) return unsupported(`${name} of ${x.type}`, at);
     return expr(`${name}(${x.sql})`, x.type);
   };

@@ -17,7 +17,6 @@ export const REFUSED_ON_CLICKHOUSE: Readonly<Record<string, RegExp>> = Object.fr
   'grouping sets and distinct on': /GROUPING SETS, ROLLUP and CUBE is not supported/,
   // the BigQuery translation table (sql text): arrays, to_char formats, ordered aggregates, records
   'select json_extract_scalar(event_message, "$[\'a b\'][0]") as a from auth_logs': /a numeric step in a JSON path/,
-  'select n from unnest(generate_array(1, 10, 3)) as n': /function generate_series\(\)/,
   'select generate_timestamp_array(timestamp, timestamp_add(timestamp, interval 2 hour), interval 1 hour) as a from edge_logs': /function generate_series\(\)/,
   "select json_extract_array(event_message, '$.tags') as t from auth_logs": /a function in FROM/,
   'select approx_top_count(m.level, 2) as top from edge_logs cross join unnest(metadata) as m': /unnest of an array that reads a column/,

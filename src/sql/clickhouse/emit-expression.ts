@@ -423,8 +423,9 @@ export class ExprEmitter implements Emitter {
     const series = wrapped(val, 'FuncCall');
     if (series !== undefined && stringList(series['funcname']).at(-1) === 'generate_series') {
       const args = (series['args'] as unknown[] | undefined) ?? [];
-      if (args.length !== 2 && args.length !== 3) return undefined;
-      const [a, b, s] = [...args.map((n) => this.as(this.emit(n), 'int', at).sql), ...(args.length === 2 ? ['1'] : [])];
+      const values = args.map((n) => this.emit(n));
+      if ((args.length !== 2 && args.length !== 3) || values.some((v) => v.type !== 'int' && v.type !== 'unknown')) return undefined;
+      const [a, b, s] = [...values.map((v) => this.as(v, 'int', at).sql), ...(args.length === 2 ? ['1'] : [])];
       return expr(`arrayMap(i -> toInt64(${a} + i * ${s}), range(toUInt64(greatest(0, floor((${b} - ${a}) / (${s} + throwIf(${s} = 0, 'step size cannot equal zero'))) + 1))))`, 'int[]');
     }
     const indexed = wrapped(val, 'A_Indirection');

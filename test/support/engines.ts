@@ -188,7 +188,7 @@ let chdbCounter = 0;
 
 /** What ClickHouse cannot do that the suites ask, on chdb and on a server alike. */
 const CLICKHOUSE_LACKS: EngineLacks = Object.freeze({
-  printedSql: 'the ClickHouse printer refuses these by name (some to_char patterns, unnest of a column’s values, whole-row values, a numeric JSON path step) or answers a bad value with ClickHouse\'s message; test/clickhouse.test.ts checks each refusal',
+  printedSql: 'the ClickHouse printer refuses these by name (some to_char patterns, unnest of a column\'s values, whole-row values, a numeric JSON path step) or answers a bad value with ClickHouse\'s message; test/clickhouse.test.ts checks each refusal',
   postgresql: 'ClickHouse has neither PostgreSQL\'s catalogs and session settings nor the PostgreSQL-only test stored queries',
 });
 

@@ -102,7 +102,11 @@ export async function startClickHouse(options: ClickHouseServerOptions = {}): Pr
         started.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk).slice(-4000)));
         const exited = new Promise<never>((_, reject) => started.once('exit', (code, signal) => reject(new Error(`clickhouse-local on :${http} exited (${signal ?? code}): ${stderr.trim() || logTail(join(dir, 'server.log'))}`))));
         exited.catch(() => {});
-        started.once('exit', () => children.delete(started));
+        started.once('exit', (code, signal) => {
+          children.delete(started);
+          // A node that dies while the tests still use it (not stopped by stop()): say how, on stderr.
+          if (child === started) process.stderr.write(`clickhouse-local on :${http} died (${signal ?? code}): ${stderr.trim().slice(-2000) || logTail(join(dir, 'server.log'))}\n`);
+        });
         await Promise.race([exited, waitForPing(http)]);
       },
       async stop() {

@@ -105,7 +105,7 @@ export async function startClickHouse(options: ClickHouseServerOptions = {}): Pr
         started.once('exit', (code, signal) => {
           children.delete(started);
           // A node that dies while the tests still use it (not stopped by stop()): say how, on stderr.
-          if (child === started) process.stderr.write(`clickhouse-local on :${http} died (${signal ?? code}): ${stderr.trim().slice(-2000) || logTail(join(dir, 'server.log'))}\n`);
+          if (child === started) process.stderr.write(`clickhouse-local on :${http} died (${signal ?? code}): ${stderr.trim().slice(-2000)}\n${logTail(join(dir, 'server.log'))}\n`);
         });
         await Promise.race([exited, waitForPing(http)]);
       },
@@ -200,7 +200,7 @@ async function waitForPing(port: number): Promise<void> {
 
 function logTail(file: string): string {
   try {
-    return readFileSync(file, 'utf8').split('\n').slice(-20).join('\n');
+    return readFileSync(file, 'utf8').split('\n').slice(-40).join('\n');
   } catch {
     return '';
   }

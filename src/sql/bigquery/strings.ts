@@ -6,7 +6,7 @@
  * succeed; it depends on the arguments, so PostgreSQL folds it only when they are constants and the
  * error is certain.
  */
-import { call, cast, coalesce, constKind, op, stringConst, type Node } from './nodes.ts';
+import { call, cast, coalesce, constKind, op, stringConst, text, type Node } from './nodes.ts';
 import type { Rewriter } from './rewriter.ts';
 import { re2Pattern } from './re2.ts';
 
@@ -47,7 +47,7 @@ export function rewriteString(name: string, raw: readonly Node[], node: Node, r:
       arity(2, 3);
       return r.template(
         `case when bq_n < 0 then ${raise(shown, 'negative length', 'bq_n')} when bq_pat = '' then ${raise(shown, 'empty pattern for', 'bq_s')} else ${name}(bq_s, bq_n::int4, bq_pat) end`,
-        { bq_s: str(0), bq_n: int(1), bq_pat: raw.length === 3 ? str(2) : cast({ A_Const: { sval: { sval: ' ' } } }, 'text') },
+        { bq_s: str(0), bq_n: int(1), bq_pat: raw.length === 3 ? str(2) : cast(text(' '), 'text') },
       );
     case 'repeat':
     case 'left':
@@ -60,7 +60,7 @@ export function rewriteString(name: string, raw: readonly Node[], node: Node, r:
       arity(1, 2);
       return r.template(
         "(case when bq_d is null then null when bq_s = '' then array[''] when bq_d = '' then regexp_split_to_array(bq_s, '') else string_to_array(bq_s, bq_d) end)::text[]",
-        { bq_s: str(0), bq_d: raw.length === 2 ? str(1) : cast({ A_Const: { sval: { sval: ',' } } }, 'text') },
+        { bq_s: str(0), bq_d: raw.length === 2 ? str(1) : cast(text(','), 'text') },
       );
     case 'format':
       return format(raw, node, r);
@@ -92,7 +92,6 @@ export function rewriteString(name: string, raw: readonly Node[], node: Node, r:
   }
 }
 
-const text = (value: string): Node => ({ A_Const: { sval: { sval: value } } });
 
 /**
  * FORMAT with a literal format string: %d %i (integers), %s %t (as text), %f %F (fixed, 6 places

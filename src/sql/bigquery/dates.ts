@@ -5,7 +5,7 @@
  * from Monday), as BigQuery documents; LAST_DAY, UNIX_DATE, DATE_FROM_UNIX_DATE, DATE(y, m, d) and
  * DATETIME(y, m, d, h, mi, s). All on the parse tree, through fixed templates.
  */
-import { names, type Node } from './nodes.ts';
+import { cast, names, type Node } from './nodes.ts';
 import { nodeType } from '../sandbox/sql-parser.ts';
 import type { Rewriter } from './rewriter.ts';
 
@@ -84,7 +84,7 @@ const LAST_DAY: Readonly<Record<string, string>> = {
  */
 export function rewriteDate(name: string, raw: readonly Node[], node: Node, r: Rewriter, unitOf: (n: Node, allowed: ReadonlySet<string>) => string): Node {
   const shown = name.toUpperCase();
-  const arg = (i: number, type: string): Node => ({ TypeCast: { arg: r.arg(raw[i]!, 'text'), typeName: { names: [{ String: { sval: type } }], typemod: -1 } } });
+  const arg = (i: number, type: string): Node => cast(r.arg(raw[i]!, 'text'), type);
   switch (name) {
     case 'date_diff':
     case 'datetime_diff': {
@@ -103,7 +103,7 @@ export function rewriteDate(name: string, raw: readonly Node[], node: Node, r: R
       return r.template("(bq_d - date '1970-01-01')::int8", { bq_d: arg(0, 'date') });
     case 'date_from_unix_date':
       if (raw.length !== 1) r.fail('DATE_FROM_UNIX_DATE takes a number of days', node);
-      return r.template("date '1970-01-01' + bq_n", { bq_n: { TypeCast: { arg: r.arg(raw[0]!, 'numeric'), typeName: { names: [{ String: { sval: 'int4' } }], typemod: -1 } } } });
+      return r.template("date '1970-01-01' + bq_n", { bq_n: cast(r.arg(raw[0]!, 'numeric'), 'int4') });
     default:
       return r.fail(`function ${shown} is not supported`, node);
   }

@@ -105,7 +105,7 @@ export async function startClickHouse(options: ClickHouseServerOptions = {}): Pr
         started.once('exit', (code, signal) => {
           children.delete(started);
           // A node that dies while the tests still use it (not stopped by stop()): say how, on stderr.
-          if (child === started) process.stderr.write(`clickhouse-local on :${http} died (${signal ?? code}): ${stderr.trim().slice(-2000)}\n${logTail(join(dir, 'server.log'))}\n`);
+          if (child === started) process.stderr.write(`clickhouse-local on :${http} died (${signal ?? code}): ${stderr.trim().slice(-2000)}\n${logTail(join(dir, 'server.log'), /<(Fatal|Error|Critical)>|Logical error|terminate|[Ss]ignal/)}\n`);
         });
         await Promise.race([exited, waitForPing(http)]);
       },
@@ -198,9 +198,10 @@ async function waitForPing(port: number): Promise<void> {
   }
 }
 
-function logTail(file: string): string {
+/** The last lines of a server log, or of its lines that match `only`. */
+function logTail(file: string, only?: RegExp): string {
   try {
-    return readFileSync(file, 'utf8').split('\n').slice(-40).join('\n');
+    return readFileSync(file, 'utf8').split('\n').filter((l) => only === undefined || only.test(l)).slice(-30).join('\n');
   } catch {
     return '';
   }

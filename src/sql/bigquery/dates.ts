@@ -65,9 +65,9 @@ function boundaries(unit: string): string {
   }
 }
 
-const DIFF_UNITS: Readonly<Record<string, readonly string[]>> = {
-  date_diff: ['day', 'week', 'isoweek', 'month', 'quarter', 'year', 'isoyear'],
-  datetime_diff: ['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'isoweek', 'month', 'quarter', 'year', 'isoyear'],
+const DIFF_UNITS: Readonly<Record<string, ReadonlySet<string>>> = {
+  date_diff: new Set(['day', 'week', 'isoweek', 'month', 'quarter', 'year', 'isoyear']),
+  datetime_diff: new Set(['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'isoweek', 'month', 'quarter', 'year', 'isoyear']),
 };
 
 const LAST_DAY: Readonly<Record<string, string>> = {
@@ -77,6 +77,8 @@ const LAST_DAY: Readonly<Record<string, string>> = {
   week: '(bq_d - extract(dow from bq_d)::int4 + 6)',
   isoweek: "(date_trunc('week', bq_d)::date + 6)",
 };
+
+const LAST_DAY_UNITS: ReadonlySet<string> = new Set(Object.keys(LAST_DAY));
 
 /**
  * One of DATE_FUNCTIONS. `unitOf` reads a date part argument (a bare word or a string), refusing
@@ -89,13 +91,13 @@ export function rewriteDate(name: string, raw: readonly Node[], node: Node, r: R
     case 'date_diff':
     case 'datetime_diff': {
       if (raw.length !== 3) r.fail(`${shown} takes two values and a date part`, node);
-      const unit = unitOf(raw[2]!, new Set(DIFF_UNITS[name]));
+      const unit = unitOf(raw[2]!, DIFF_UNITS[name]!);
       const type = name === 'date_diff' ? 'date' : 'timestamp';
       return r.template(`(${boundaries(unit)})::int8`, { bq_a: arg(0, type), bq_b: arg(1, type) });
     }
     case 'last_day': {
       if (raw.length !== 1 && raw.length !== 2) r.fail('LAST_DAY takes a date and an optional date part', node);
-      const unit = raw.length === 2 ? unitOf(raw[1]!, new Set(Object.keys(LAST_DAY))) : 'month';
+      const unit = raw.length === 2 ? unitOf(raw[1]!, LAST_DAY_UNITS) : 'month';
       return r.template(LAST_DAY[unit]!, { bq_d: arg(0, 'date') });
     }
     case 'unix_date':

@@ -8,7 +8,7 @@ import { arrayCast, MAX_APPROX_SIZE } from './array-subscripts.ts';
 import { jsonAt, jsonTextAt, scalarText } from './json-paths.ts';
 import { extractPart, PARSE_KINDS, parseShape, toCharFormat } from './time-formats.ts';
 import { rewriteString, STRING_FUNCTIONS } from './strings.ts';
-import { re2Pattern } from './re2.ts';
+import { re2Arg } from './re2.ts';
 import { DATE_FUNCTIONS, dateValued, rewriteDate, truncTemplate } from './dates.ts';
 import type { Ctx } from './record-scope.ts';
 import type { Rewriter } from './rewriter.ts';
@@ -88,7 +88,7 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     case 'regexp_contains': {
       arity(2);
       const [s, re] = args('text');
-      return op('~', s!, re2(re!, raw[1], name));
+      return op('~', s!, re2Arg(re!, raw[1], name));
     }
     case 'ifnull': {
       arity(2);
@@ -181,13 +181,13 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     case 'regexp_extract': {
       arity(2);
       const [s, re] = args('text');
-      return call('substring', [s!, re2(re!, raw[1], name)]);
+      return call('substring', [s!, re2Arg(re!, raw[1], name)]);
     }
     case 'regexp_replace':
       if (raw.length !== 3) return plain(body, node, r);
       // BigQuery replaces every match; PostgreSQL only the first unless told 'g'.
       const [s, re, by] = args('text');
-      return call('regexp_replace', [s!, re2(re!, raw[1], name), by!, text('g')]);
+      return call('regexp_replace', [s!, re2Arg(re!, raw[1], name), by!, text('g')]);
     case 'array_length':
       if (raw.length !== 1) return plain(body, node, r);
       return call('cardinality', args('text'));
@@ -360,12 +360,6 @@ export function rewriteCall(body: Json, node: Node, r: Rewriter): Node {
     default:
       return plain(body, node, r);
   }
-}
-
-/** A regular expression argument: a literal RE2 pattern written for PostgreSQL (re2.ts), anything else as translated. */
-function re2(translated: Node, original: Node | undefined, fn: string): Node {
-  const pattern = stringConst(original);
-  return pattern === undefined ? translated : text(re2Pattern(pattern, fn.toUpperCase()));
 }
 
 /** A time zone argument: only 'UTC' (the service works in UTC), else refused naming the function. */

@@ -8,6 +8,13 @@
  * as it is.
  */
 import { reject } from '../sandbox/sql-parser.ts';
+import { stringConst, text, type Node } from './nodes.ts';
+
+/** A regular expression argument: a literal pattern written for PostgreSQL (re2Pattern), anything else as translated. */
+export function re2Arg(translated: Node, original: Node | undefined, fn: string): Node {
+  const pattern = stringConst(original);
+  return pattern === undefined ? translated : text(re2Pattern(pattern, fn.toUpperCase()));
+}
 
 /** The pattern for PostgreSQL, or a refusal naming the construct. */
 export function re2Pattern(pattern: string, fn: string): string {

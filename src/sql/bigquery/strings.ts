@@ -8,7 +8,7 @@
  */
 import { call, cast, coalesce, constKind, op, stringConst, text, type Node } from './nodes.ts';
 import type { Rewriter } from './rewriter.ts';
-import { re2Pattern } from './re2.ts';
+import { re2Arg } from './re2.ts';
 
 /** The names this file translates. */
 export const STRING_FUNCTIONS: ReadonlySet<string> = new Set([
@@ -84,8 +84,7 @@ export function rewriteString(name: string, raw: readonly Node[], node: Node, r:
     case 'regexp_extract_all':
       // Every match (its first group, when the expression has one), in order.
       arity(2);
-      const literal = stringConst(raw[1]);
-      const re = literal === undefined ? str(1) : text(re2Pattern(literal, shown));
+      const re = re2Arg(str(1), raw[1], shown);
       return r.template("(case when bq_s is null or bq_re is null then null else array(select (regexp_matches(bq_s, bq_re, 'g'))[1]) end)::text[]", { bq_s: str(0), bq_re: re });
     default:
       return r.fail(`function ${shown} is not supported`, node);

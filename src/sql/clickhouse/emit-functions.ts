@@ -5,7 +5,7 @@
  * emit-windows.ts.
  */
 import { stringList, wrapped, type Json } from '../sandbox/sql-parser.ts';
-import { chString, elementOf, expr, isNumber, power, unsupported, type Expr, type PgType, type Emitter } from './emit-types.ts';
+import { chString, elementOf, expr, isNumber, jsonValueText, power, unsupported, type Expr, type PgType, type Emitter } from './emit-types.ts';
 import { topLevelKinds } from './emit-json.ts';
 import { AGGREGATES, aggregateOrWindow, percentile, RANKING, stringAgg, arrayAgg, VALUE_WINDOWS } from './emit-aggregates.ts';
 import { windowSpec } from './emit-windows.ts';
@@ -150,10 +150,7 @@ const SCALARS: Readonly<Record<string, Emit>> = Object.freeze({
     const v = e.value(args[0]);
     if (v.type === 'jsonb') return v;
     if (!['text', 'int', 'numeric', 'bool'].includes(v.type) && !['text[]', 'int[]', 'numeric[]', 'bool[]'].includes(v.type)) return unsupported(`to_json of ${v.type}`, at);
-    // Integers by toString: the session quotes 64-bit integers in JSON, toJSONString's too.
-    if (v.type === 'int') return expr(`toString(${v.sql})`, 'jsonb');
-    if (v.type === 'int[]') return expr(`concat('[', arrayStringConcat(arrayMap(x -> ifNull(toString(x), 'null'), ${v.sql}), ','), ']')`, 'jsonb');
-    return expr(`if(${v.sql} IS NULL, NULL, replaceAll(toJSONString(${v.sql}), ${chString('\\/')}, '/'))`, 'jsonb');
+    return expr(`if(${v.sql} IS NULL, NULL, ${jsonValueText(v)})`, 'jsonb');
   },
   sign: numeric('sign'),
   // PostgreSQL's errors where ClickHouse would answer nan or -inf.

@@ -6,7 +6,7 @@
  */
 import { outputName } from '../bigquery/qualify.ts';
 import { nodeType, reject, stringList, wrapped, type Json, type Locator } from '../sandbox/sql-parser.ts';
-import { chIdent, elementOf, expr, unsupported, type Column, type Expr, type ExprScope, type PgType, type Printed } from './emit-types.ts';
+import { chIdent, elementOf, expr, jsonValueText, unsupported, type Column, type Expr, type ExprScope, type PgType, type Printed } from './emit-types.ts';
 import { ExprEmitter } from './emit-expression.ts';
 import { sortKey } from './emit-windows.ts';
 
@@ -111,14 +111,11 @@ export class SelectPrinter {
     // JSON is PostgreSQL's; an empty array that stands for NULL (array_agg of no rows) is NULL.
     const array = top ? outputs.find((t) => elementOf(t.value.type) !== undefined && !JSON_ELEMENTS.has(elementOf(t.value.type)!)) : undefined;
     if (array !== undefined) return unsupported(`an array of ${elementOf(array.value.type)} as a result column ("${array.name}"; select its elements)`, at);
-    // Integers written by toString: the session quotes 64-bit integers in JSON (toJSONString too).
-    const json = (v: Expr): string =>
-      elementOf(v.type) === 'int' ? `concat('[', arrayStringConcat(arrayMap(x -> ifNull(toString(x), 'null'), ${v.sql}), ','), ']')` : `toJSONString(${v.sql})`;
     const answered = (v: Expr): string =>
       elementOf(v.type) === undefined ? v.sql
-        : v.nullIfEmpty ? `if(empty(${v.sql}), NULL, ${json(v)})`
-        : v.nullIfAllNull ? `if(arrayAll(x -> x IS NULL, ${v.sql}), NULL, ${json(v)})`
-        : json(v);
+        : v.nullIfEmpty ? `if(empty(${v.sql}), NULL, ${jsonValueText(v)})`
+        : v.nullIfAllNull ? `if(arrayAll(x -> x IS NULL, ${v.sql}), NULL, ${jsonValueText(v)})`
+        : jsonValueText(v);
     const list = outputs.map((t) => `${top && t.value.type === 'bool' ? `toBool(${t.value.sql})` : top ? answered(t.value) : t.value.sql} AS ${chIdent(t.name)}`);
     let sql = `${head}SELECT ${distinct ? 'DISTINCT ' : ''}${list.length > 0 ? list.join(', ') : unsupported('a SELECT without columns', at)}`;
     if (from.length > 0) sql += ` FROM ${from.join(' CROSS JOIN ')}`;

@@ -95,6 +95,17 @@ export function power(what: string, base: Expr, exponent: Expr, at: string): Exp
   return expr(`pow(${b}, ${x} + throwIf(${b} = 0 AND ${x} < 0, 'zero raised to a negative power is undefined') + throwIf(${b} < 0 AND ${x} != floor(${x}), 'a negative number raised to a non-integer power yields a complex result'))`, 'numeric');
 }
 
+/**
+ * A value's JSON text as PostgreSQL writes it: integers, and arrays of them, through toString (the
+ * session quotes 64-bit integers in JSON, toJSONString's too); anything else by toJSONString with
+ * '/' unescaped.
+ */
+export function jsonValueText(v: Expr): string {
+  if (v.type === 'int') return `toString(${v.sql})`;
+  if (elementOf(v.type) === 'int') return `concat('[', arrayStringConcat(arrayMap(x -> ifNull(toString(x), 'null'), ${v.sql}), ','), ']')`;
+  return `replaceAll(toJSONString(${v.sql}), ${chString('\\/')}, '/')`;
+}
+
 export const nonZero = (divisor: string): string => `(${divisor} + throwIf(${divisor} = 0, 'division by zero'))`;
 
 /** Numbers as PostgreSQL's numeric rules see them. */
